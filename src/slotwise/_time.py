@@ -1,0 +1,169 @@
+"""
+The one place where wall times meet instants.
+
+HHMM integers (``830`` = 08:30, ``2400`` = end of day) are the spec's times of day. Zones come from
+``zoneinfo`` backed by ``tzdata``; the system zone is never consulted. Policy for wall times that do
+not exist or exist twice (decision 2, ``docs/semantics.md``):
+
+* a wall time inside a DST **gap** maps to the first instant after the gap;
+* a wall time inside a DST **fold** maps to the earlier instant when it starts a window and to the
+  later instant when it ends one, so a window never loses the repeated hour.
+"""
+
+from __future__ import annotations
+
+import functools
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+from .errors import InvalidTimeOfDay, InvalidTimeZone, NaiveDatetime
+
+__all__ = [
+    "END_OF_DAY",
+    "WindowEdge",
+    "available_zone_names",
+    "day_bounds",
+    "ensure_aware",
+    "hhmm_to_minutes",
+    "is_valid_hhmm",
+    "minutes_to_hhmm",
+    "to_utc",
+    "utc_offset_minutes",
+    "validate_hhmm",
+    "wall_to_instant",
+    "zone",
+]
+
+END_OF_DAY = 2400
+MINUTES_PER_DAY = 1440
+
+WindowEdge = Literal["start", "end"]
+
+
+def is_valid_hhmm(value: object) -> bool:
+    """Tell whether *value* is an int HHMM in 0..2400 with minutes 00..59."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return False
+    return 0 <= value <= END_OF_DAY and value % 100 < 60
+
+
+def validate_hhmm(value: object, *, field: str) -> int:
+    """
+    Return *value* when it is a valid HHMM time.
+
+    Raises:
+        InvalidTimeOfDay: when it is not.
+    """
+    if not is_valid_hhmm(value):
+        raise InvalidTimeOfDay(field=field, value=value)
+    assert isinstance(value, int)
+    return value
+
+
+def hhmm_to_minutes(hhmm: int) -> int:
+    """Return the minutes after midnight of an HHMM value (``2400`` -> ``1440``)."""
+    return (hhmm // 100) * 60 + hhmm % 100
+
+
+def minutes_to_hhmm(minutes: int) -> int:
+    """Return the HHMM value of *minutes* after midnight (``1440`` -> ``2400``)."""
+    return (minutes // 60) * 100 + minutes % 60
+
+
+@functools.lru_cache(maxsize=512)
+def _load_zone(name: str) -> ZoneInfo:
+    return ZoneInfo(name)
+
+
+def zone(name: object, *, field: str = "timezone") -> ZoneInfo:
+    """
+    Return the IANA zone called *name*.
+
+    Raises:
+        InvalidTimeZone: when *name* is not a known IANA zone name.
+    """
+    if not isinstance(name, str) or not name or name != name.strip():
+        raise InvalidTimeZone(field=field, value=name)
+    if name not in _zone_names():
+        raise InvalidTimeZone(field=field, value=name)
+    try:
+        return _load_zone(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise InvalidTimeZone(field=field, value=name) from None
+
+
+@functools.cache
+def _zone_names() -> frozenset[str]:
+    # "UTC" is in tzdata; "localtime" and friends are not, which is what we want.
+    return frozenset(available_timezones())
+
+
+def available_zone_names() -> list[str]:
+    """Return every IANA zone name tzdata knows, sorted."""
+    return sorted(_zone_names())
+
+
+def ensure_aware(value: datetime, *, field: str) -> datetime:
+    """
+    Return *value* unchanged when it carries a UTC offset.
+
+    Raises:
+        NaiveDatetime: when it does not; slotwise never assumes a zone.
+    """
+    if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
+        raise NaiveDatetime(field=field)
+    return value
+
+
+def to_utc(value: datetime, *, field: str) -> datetime:
+    """Return the aware *value* converted to UTC (naive values are refused)."""
+    return ensure_aware(value, field=field).astimezone(UTC)
+
+
+def utc_offset_minutes(instant: datetime, tz: ZoneInfo) -> int:
+    """Return the offset of *tz* from UTC at *instant*, in minutes east of UTC."""
+    offset = instant.astimezone(tz).utcoffset()
+    assert offset is not None
+    return int(offset.total_seconds() // 60)
+
+
+def wall_to_instant(day: date, minutes: int, tz: ZoneInfo, *, edge: WindowEdge) -> datetime:
+    """
+    Return the UTC instant of wall time *minutes* after midnight of *day* in *tz*.
+
+    ``minutes`` may be 1440 (the end of the day, i.e. midnight of the next date).
+    A wall time inside a gap maps to the first instant after the gap; inside a fold, a window
+    ``start`` takes the earlier instant and a window ``end`` the later one.
+    """
+    local = datetime.combine(day, time()) + timedelta(minutes=minutes)
+    earlier = local.replace(tzinfo=tz, fold=0).astimezone(UTC)
+    later = local.replace(tzinfo=tz, fold=1).astimezone(UTC)
+    if earlier == later:
+        return earlier
+    if earlier > later:
+        # In a gap PEP 495 inverts the two readings; the gap's end lies between them.
+        return _first_instant_after_gap(later, earlier, tz)
+    return earlier if edge == "start" else later
+
+
+def _first_instant_after_gap(low: datetime, high: datetime, tz: ZoneInfo) -> datetime:
+    """Return the transition instant in (low, high]: the first instant whose offset is the new one."""
+    after = high.astimezone(tz).utcoffset()
+    lo, hi = low, high
+    while hi - lo > timedelta(seconds=1):
+        mid = lo + (hi - lo) / 2
+        mid = mid.replace(microsecond=0)
+        if mid.astimezone(tz).utcoffset() == after:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def day_bounds(day: date, tz: ZoneInfo) -> tuple[datetime, datetime]:
+    """Return the UTC instants of the start and end of *day* in *tz* (23, 24 or 25 hours apart)."""
+    return (
+        wall_to_instant(day, 0, tz, edge="start"),
+        wall_to_instant(day, MINUTES_PER_DAY, tz, edge="end"),
+    )

@@ -1,0 +1,399 @@
+"""
+Every error slotwise raises, in one tree.
+
+Each class has a stable ``code`` (a spec code such as ``BOOKING-408`` where the spec has one,
+otherwise slotwise's own) and the ``http_status`` an HTTP adapter maps it to. Constructors take
+the data and build the message, so a call site reads ``raise GroupSizeExceeded(requested=5, allowed=4)``.
+
+::
+
+    SlotwiseError
+    ├── ValidationError (ValueError)                     400  VALIDATION
+    │   ├── FieldRequired                                400  FIELD-REQUIRED
+    │   ├── FieldTooLong                                 400  FIELD-TOO-LONG
+    │   ├── FieldTooShort                                400  FIELD-TOO-SHORT
+    │   ├── OutOfRange                                   400  OUT-OF-RANGE
+    │   ├── InvalidChoice                                400  INVALID-CHOICE
+    │   ├── InvalidFormat                                400  INVALID-FORMAT
+    │   ├── InvalidTimeZone                              400  INVALID-TIMEZONE
+    │   ├── InvalidTimeOfDay                             400  INVALID-TIME
+    │   ├── InvalidTimeRange                             400  INVALID-TIME-RANGE
+    │   ├── InvalidDateRange                             400  INVALID-DATE-RANGE
+    │   ├── NaiveDatetime                                400  NAIVE-DATETIME
+    │   ├── InconsistentFields                           400  INCONSISTENT-FIELDS
+    │   ├── InvalidReference                             400  INVALID-REFERENCE
+    │   ├── GroupSizeExceeded                            400  BOOKING-408
+    │   └── CapacityExceeded                             409  BOOKING-138
+    ├── NotFound (LookupError)                           404  NOT-FOUND
+    ├── NotAuthenticated (PermissionError)               401  NOT-AUTHENTICATED
+    ├── Unauthorized (PermissionError)                   401  UNAUTHORIZED
+    ├── StateError                                       409  STATE
+    │   ├── ResourceDeleted                              409  RESOURCE-DELETED
+    │   └── DuplicateRecord                              409  DUPLICATE
+    ├── MissingDependency (ImportError)                  501  MISSING-DEPENDENCY
+    └── StoreError                                       500  STORE
+        ├── ConflictError                                409  STORE-CONFLICT
+        └── StoreUnavailable                             503  STORE-UNAVAILABLE
+
+``docs/errors.md`` lists each class with the operations that raise it.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+__all__ = [
+    "CapacityExceeded",
+    "ConflictError",
+    "DuplicateRecord",
+    "FieldRequired",
+    "FieldTooLong",
+    "FieldTooShort",
+    "GroupSizeExceeded",
+    "InconsistentFields",
+    "InvalidChoice",
+    "InvalidDateRange",
+    "InvalidFormat",
+    "InvalidReference",
+    "InvalidTimeOfDay",
+    "InvalidTimeRange",
+    "InvalidTimeZone",
+    "MissingDependency",
+    "NaiveDatetime",
+    "NotAuthenticated",
+    "NotFound",
+    "OutOfRange",
+    "ResourceDeleted",
+    "SlotwiseError",
+    "StateError",
+    "StoreError",
+    "StoreUnavailable",
+    "Unauthorized",
+    "ValidationError",
+]
+
+
+class SlotwiseError(Exception):
+    """
+    Root of every error slotwise raises.
+
+    .. versionadded:: 0.1
+    """
+
+    code: ClassVar[str] = "SLOTWISE"
+    http_status: ClassVar[int] = 500
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def to_dict(self) -> dict[str, object]:
+        """
+        Return a JSON-ready description: ``code``, ``message`` and the error's data fields.
+        """
+        data: dict[str, object] = {"code": self.code, "message": self.message}
+        for key in ("field", "limit", "requested", "allowed", "value"):
+            if key in self.__dict__ and self.__dict__[key] is not None:
+                data[key] = self.__dict__[key]
+        return data
+
+
+class ValidationError(SlotwiseError, ValueError):
+    """
+    Input broke a rule of the spec; ``field`` names the offending input.
+    """
+
+    code = "VALIDATION"
+    http_status = 400
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class FieldRequired(ValidationError):
+    """A required field was missing or blank."""
+
+    code = "FIELD-REQUIRED"
+
+    def __init__(self, *, field: str) -> None:
+        super().__init__(f"{field} is required", field=field)
+
+
+class FieldTooLong(ValidationError):
+    """A text field is longer than its limit."""
+
+    code = "FIELD-TOO-LONG"
+
+    def __init__(self, *, field: str, limit: int, requested: int) -> None:
+        super().__init__(
+            f"{field} must be at most {limit} characters, got {requested}", field=field
+        )
+        self.limit = limit
+        self.requested = requested
+
+
+class FieldTooShort(ValidationError):
+    """A text field is shorter than its minimum."""
+
+    code = "FIELD-TOO-SHORT"
+
+    def __init__(self, *, field: str, limit: int, requested: int) -> None:
+        super().__init__(
+            f"{field} must be at least {limit} characters, got {requested}", field=field
+        )
+        self.limit = limit
+        self.requested = requested
+
+
+class OutOfRange(ValidationError):
+    """A number lies outside its allowed range ``allowed`` (inclusive bounds, text)."""
+
+    code = "OUT-OF-RANGE"
+
+    def __init__(self, *, field: str, allowed: str, requested: object) -> None:
+        super().__init__(f"{field} must be {allowed}, got {requested!r}", field=field)
+        self.allowed = allowed
+        self.requested = requested
+
+
+class InvalidChoice(ValidationError):
+    """A value is not one of the allowed choices."""
+
+    code = "INVALID-CHOICE"
+
+    def __init__(self, *, field: str, allowed: tuple[object, ...], requested: object) -> None:
+        choices = ", ".join(repr(choice) for choice in allowed)
+        super().__init__(f"{field} must be one of {choices}, got {requested!r}", field=field)
+        self.allowed = allowed
+        self.requested = requested
+
+
+class InvalidFormat(ValidationError):
+    """A text value does not have the required shape (an e-mail address, a date, digits)."""
+
+    code = "INVALID-FORMAT"
+
+    def __init__(self, *, field: str, expected: str, value: object) -> None:
+        super().__init__(f"{field} must be {expected}, got {value!r}", field=field)
+        self.value = value
+        self.expected = expected
+
+
+class InvalidTimeZone(ValidationError):
+    """A time zone name is not an IANA name known to ``zoneinfo``/``tzdata``."""
+
+    code = "INVALID-TIMEZONE"
+
+    def __init__(self, *, field: str, value: object) -> None:
+        super().__init__(
+            f"{field} must be an IANA time zone name such as 'Europe/London', got {value!r}",
+            field=field,
+        )
+        self.value = value
+
+
+class InvalidTimeOfDay(ValidationError):
+    """An HHMM value is outside 0..2400 or has minutes above 59."""
+
+    code = "INVALID-TIME"
+
+    def __init__(self, *, field: str, value: object) -> None:
+        super().__init__(
+            f"{field} must be an HHMM time between 0 and 2400 with minutes 00..59, got {value!r}",
+            field=field,
+        )
+        self.value = value
+
+
+class InvalidTimeRange(ValidationError):
+    """A start time is not strictly before its end time."""
+
+    code = "INVALID-TIME-RANGE"
+
+    def __init__(self, *, field: str, start: object, end: object) -> None:
+        super().__init__(
+            f"{field}: startTime ({start}) must be less than endTime ({end})", field=field
+        )
+        self.start = start
+        self.end = end
+
+
+class InvalidDateRange(ValidationError):
+    """A start date lies after its end date."""
+
+    code = "INVALID-DATE-RANGE"
+
+    def __init__(self, *, field: str, start: object, end: object) -> None:
+        super().__init__(
+            f"{field}: startDate ({start}) must not be after endDate ({end})", field=field
+        )
+        self.start = start
+        self.end = end
+
+
+class NaiveDatetime(ValidationError):
+    """A datetime without a UTC offset reached the API; slotwise never guesses a zone."""
+
+    code = "NAIVE-DATETIME"
+
+    def __init__(self, *, field: str) -> None:
+        super().__init__(
+            f"{field} must be an aware datetime (with tzinfo); naive datetimes are refused",
+            field=field,
+        )
+
+
+class InconsistentFields(ValidationError):
+    """Two or more fields break a rule that ties them together."""
+
+    code = "INCONSISTENT-FIELDS"
+
+    def __init__(self, message: str, *, field: str) -> None:
+        super().__init__(message, field=field)
+
+
+class InvalidReference(ValidationError):
+    """A field names a record that cannot be used there (wrong location, wrong kind)."""
+
+    code = "INVALID-REFERENCE"
+
+    def __init__(self, message: str, *, field: str) -> None:
+        super().__init__(message, field=field)
+
+
+class GroupSizeExceeded(ValidationError):
+    """
+    A booking brings more people than the service's ``maxGroupSize`` allows.
+
+    Spec: Errors, "Group size above the allowed group size".
+    """
+
+    code = "BOOKING-408"
+
+    def __init__(self, *, requested: int, allowed: int) -> None:
+        super().__init__(
+            f"BOOKING-408: group size {requested} is above the allowed group size {allowed}",
+            field="group_size",
+        )
+        self.requested = requested
+        self.allowed = allowed
+
+
+class CapacityExceeded(ValidationError):
+    """
+    A booking asks for more capacity than the slot has left.
+
+    Spec: Errors, "Requested capacity above remaining capacity".
+    """
+
+    code = "BOOKING-138"
+    http_status = 409
+
+    def __init__(self, *, requested: int, allowed: int) -> None:
+        super().__init__(
+            f"BOOKING-138: requested capacity {requested} is above the current capacity {allowed}",
+            field="group_size",
+        )
+        self.requested = requested
+        self.allowed = allowed
+
+
+class NotFound(SlotwiseError, LookupError):
+    """No record of ``kind`` has ``record_id`` (within what the caller may see)."""
+
+    code = "NOT-FOUND"
+    http_status = 404
+
+    def __init__(self, *, kind: str, record_id: str) -> None:
+        super().__init__(f"{kind} {record_id!r} was not found")
+        self.kind = kind
+        self.record_id = record_id
+
+
+class NotAuthenticated(SlotwiseError, PermissionError):
+    """An operation was called without a principal."""
+
+    code = "NOT-AUTHENTICATED"
+    http_status = 401
+
+    def __init__(self) -> None:
+        super().__init__("not authenticated: this operation needs a principal")
+
+
+class Unauthorized(SlotwiseError, PermissionError):
+    """
+    The principal may not use the named record.
+
+    The message names only what the caller sent, never anything about the record itself.
+    """
+
+    code = "UNAUTHORIZED"
+    http_status = 401
+
+    def __init__(self, *, field: str, value: str) -> None:
+        super().__init__(f"{field} {value!r} is not permitted for this caller")
+        self.field = field
+        self.value = value
+
+
+class StateError(SlotwiseError):
+    """The record's current state does not allow the operation."""
+
+    code = "STATE"
+    http_status = 409
+
+
+class ResourceDeleted(StateError):
+    """The resource is soft-deleted; recover it first."""
+
+    code = "RESOURCE-DELETED"
+
+    def __init__(self, *, resource_id: str) -> None:
+        super().__init__(f"resource {resource_id!r} is deleted; recover it before changing it")
+        self.resource_id = resource_id
+
+
+class DuplicateRecord(StateError):
+    """A record with the same unique key already exists."""
+
+    code = "DUPLICATE"
+
+    def __init__(self, *, kind: str, field: str, value: object) -> None:
+        super().__init__(f"a {kind} with {field} {value!r} already exists")
+        self.kind = kind
+        self.field = field
+        self.value = value
+
+
+class MissingDependency(SlotwiseError, ImportError):
+    """An optional extra is needed for this operation and is not installed."""
+
+    code = "MISSING-DEPENDENCY"
+    http_status = 501
+
+    def __init__(self, *, feature: str, extra: str) -> None:
+        super().__init__(f"{feature} needs the optional extra: pip install 'slotwise[{extra}]'")
+        self.feature = feature
+        self.extra = extra
+
+
+class StoreError(SlotwiseError):
+    """A store could not carry out a unit of work; nothing of it was written."""
+
+    code = "STORE"
+    http_status = 500
+
+
+class ConflictError(StoreError):
+    """A concurrent unit of work changed the same records; retrying may succeed."""
+
+    code = "STORE-CONFLICT"
+    http_status = 409
+
+
+class StoreUnavailable(StoreError):
+    """The store's backend cannot be reached."""
+
+    code = "STORE-UNAVAILABLE"
+    http_status = 503

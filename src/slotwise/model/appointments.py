@@ -1,0 +1,161 @@
+"""
+Appointments: a booking of a service (and usually resources) for a time range.
+
+Instants are stored in UTC. How appointments move between statuses is ``slotwise.booking``'s job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+import attrs
+
+from slotwise.errors import InvalidTimeRange
+
+from ._checks import (
+    check_aware,
+    check_bool,
+    check_email,
+    check_int,
+    check_phone,
+    check_text,
+    str_tuple,
+)
+from ._enum import SpecEnum
+from .customers import check_custom_fields
+
+__all__ = ["ACTIVE_STATUSES", "Appointment", "AppointmentStatus", "FieldValue"]
+
+
+class AppointmentStatus(SpecEnum):
+    """
+    Appointment status, valued by the spec's code.
+
+    .. versionadded:: 0.1
+    """
+
+    INITIAL = "IN"
+    """Holds its slot for the location's booking timer while details are gathered."""
+    BOOKED = "BK"
+    RESERVED = "RS"
+    CANCELLED = "CN"
+    RESCHEDULED = "RE"
+    """The old record of a rescheduled appointment."""
+    NO_SHOW = "NS"
+
+
+ACTIVE_STATUSES = frozenset(
+    {AppointmentStatus.BOOKED, AppointmentStatus.RESERVED, AppointmentStatus.NO_SHOW}
+)
+"""Statuses that always take capacity; IN does until its hold expires (decision 8)."""
+
+
+@attrs.frozen(kw_only=True)
+class FieldValue:
+    """
+    A booking-field value: ``name`` and ``value``.
+
+    .. versionadded:: 0.1
+    """
+
+    name: str = attrs.field(validator=check_text(max_len=64, required=True))
+    value: str = attrs.field(validator=check_text(max_len=4000))
+
+
+def _field_values(values: Iterable[FieldValue]) -> tuple[FieldValue, ...]:
+    return tuple(values)
+
+
+def _check_span(instance: Appointment, _attribute: Any, _value: Any) -> None:
+    if instance.end <= instance.start:
+        raise InvalidTimeRange(field="end", start=instance.start, end=instance.end)
+
+
+def _custom_fields(value: Mapping[str, str] | None) -> Mapping[str, str]:
+    return check_custom_fields(value or {})
+
+
+@attrs.frozen(kw_only=True)
+class Appointment:
+    """
+    One appointment record.
+
+    ``start``/``end`` are aware UTC instants; ``resource_ids`` lists every resource the booking
+    takes (``resource_id`` is the first of them). ``hold_expires_at`` is set on IN appointments:
+    ``created_at`` + the location's booking timer, added in UTC.
+
+    .. versionadded:: 0.1
+    """
+
+    id: str
+    company_id: str
+    location_id: str
+    calendar_id: str | None = None
+    service_id: str
+    resource_ids: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
+    customer_id: str | None = None
+    status: AppointmentStatus = attrs.field(converter=AppointmentStatus)
+    start: datetime = attrs.field(validator=check_aware)
+    end: datetime = attrs.field(validator=[check_aware, _check_span])
+    group_size: int = attrs.field(default=1, validator=check_int(low=1, high=10_000))
+    created_at: datetime = attrs.field(validator=check_aware)
+    hold_expires_at: datetime | None = attrs.field(default=None, validator=check_aware)
+    last_modified_at: datetime | None = attrs.field(default=None, validator=check_aware)
+    last_modified_by: str | None = None
+    rescheduled_id: str | None = None
+    confirmation_number: str | None = None
+    booked_by: str | None = attrs.field(default=None, validator=check_text(max_len=255))
+    online_booking: bool = attrs.field(default=True, validator=check_bool)
+    confirmed: bool = attrs.field(default=False, validator=check_bool)
+    email: str | None = attrs.field(default=None, validator=check_email)
+    first_name: str | None = attrs.field(default=None, validator=check_text(max_len=255))
+    last_name: str | None = attrs.field(default=None, validator=check_text(max_len=255))
+    phone: str | None = attrs.field(default=None, validator=check_phone)
+    phone_type: str | None = attrs.field(default=None, validator=check_text(max_len=32))
+    phone_ext: str | None = attrs.field(default=None, validator=check_text(max_len=10))
+    customer_message: str | None = attrs.field(default=None, validator=check_text(max_len=4000))
+    location_text: str | None = attrs.field(default=None, validator=check_text(max_len=255))
+    latitude: str | None = None
+    longitude: str | None = None
+    payment_charge_id: str | None = None
+    payment_refund_id: str | None = None
+    payment_status: int = attrs.field(default=0, validator=check_int(low=0, high=100))
+    custom_fields: Mapping[str, str] = attrs.field(
+        factory=dict, converter=_custom_fields, hash=False
+    )
+    appointment_booking_fields: tuple[FieldValue, ...] = attrs.field(
+        default=(), converter=_field_values
+    )
+    customer_booking_fields: tuple[FieldValue, ...] = attrs.field(
+        default=(), converter=_field_values
+    )
+    idempotency_key: str | None = None
+
+    @property
+    def resource_id(self) -> str | None:
+        """Return the first resource the appointment takes, if any."""
+        return self.resource_ids[0] if self.resource_ids else None
+
+    @property
+    def duration_minutes(self) -> int:
+        """Return the length in minutes."""
+        return int((self.end - self.start).total_seconds() // 60)
+
+    @property
+    def name(self) -> str:
+        """Return first and last name joined."""
+        return " ".join(part for part in (self.first_name, self.last_name) if part)
+
+    def is_active(self, now: datetime) -> bool:
+        """
+        Tell whether this appointment takes capacity at *now* (decision 8).
+
+        BK, RS and NS always do; IN does until ``hold_expires_at``; CN and RE never do.
+        """
+        if self.status in ACTIVE_STATUSES:
+            return True
+        if self.status is AppointmentStatus.INITIAL:
+            return self.hold_expires_at is None or now < self.hold_expires_at
+        return False

@@ -1,0 +1,72 @@
+"""
+Lists and their pagination envelope (spec: Pagination envelope; decision 31).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Generic, TypeVar
+
+import attrs
+
+from slotwise.errors import OutOfRange
+
+__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "Page", "paginate"]
+
+T = TypeVar("T")
+
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 100
+
+
+@attrs.frozen(kw_only=True)
+class Page(Generic[T]):
+    """
+    One page of a list: the spec's envelope ``{object, url, hasMore, count, total, data}``.
+
+    .. versionadded:: 0.1
+    """
+
+    url: str
+    data: tuple[T, ...]
+    total: int
+    offset: int
+    limit: int
+    object: str = "list"
+
+    @property
+    def count(self) -> int:
+        """Return how many records this page holds."""
+        return len(self.data)
+
+    @property
+    def has_more(self) -> bool:
+        """Tell whether records follow this page."""
+        return self.offset + len(self.data) < self.total
+
+
+def paginate(
+    records: Sequence[T],
+    *,
+    url: str,
+    offset: int = 0,
+    limit: int = DEFAULT_LIMIT,
+    max_limit: int = MAX_LIMIT,
+) -> Page[T]:
+    """
+    Return the page of *records* starting at *offset* with at most *limit* records.
+
+    Raises:
+        OutOfRange: when *offset* is negative or *limit* is outside 1..*max_limit*.
+    """
+    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+        raise OutOfRange(field="offset", allowed="at least 0", requested=offset)
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= max_limit:
+        raise OutOfRange(field="limit", allowed=f"between 1 and {max_limit}", requested=limit)
+    return Page(
+        url=url,
+        data=tuple(records[offset : offset + limit]),
+        total=len(records),
+        offset=offset,
+        limit=limit,
+    )

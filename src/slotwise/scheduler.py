@@ -1,0 +1,99 @@
+"""
+The entry object: ``Scheduler`` wires a store, a clock and an id source, and hands out a
+``Workspace`` of operations for a principal.
+"""
+
+from __future__ import annotations
+
+from typing import Unpack
+
+from slotwise.clock import Clock, IdGenerator, SystemClock, UUIDIds
+from slotwise.model import Company, Principal
+from slotwise.setup._context import Context
+from slotwise.setup.companies import (
+    CompanyFields,
+    CompanyOperations,
+    companies_of_user,
+    create_company,
+)
+from slotwise.setup.locations import LocationOperations
+from slotwise.storage.memory import MemoryStore
+from slotwise.storage.protocol import Store
+
+__all__ = ["Scheduler", "Workspace"]
+
+
+class Scheduler:
+    """
+    slotwise's entry point.
+
+    Args:
+        store: where records live; defaults to a new :class:`~slotwise.MemoryStore`.
+        clock: the source of "now"; defaults to :class:`~slotwise.SystemClock`.
+        ids: the source of new record ids; defaults to :class:`~slotwise.UUIDIds`.
+
+    Platform-level calls (:meth:`create_company`, :meth:`companies_of_user`) need no principal;
+    everything else runs in a :class:`Workspace` from :meth:`as_principal`.
+
+    .. versionadded:: 0.1
+    """
+
+    def __init__(
+        self,
+        store: Store | None = None,
+        *,
+        clock: Clock | None = None,
+        ids: IdGenerator | None = None,
+    ) -> None:
+        self.store: Store = store if store is not None else MemoryStore()
+        self.clock: Clock = clock if clock is not None else SystemClock()
+        self.ids: IdGenerator = ids if ids is not None else UUIDIds()
+
+    def __repr__(self) -> str:
+        return f"Scheduler({self.store!r}, clock={self.clock!r}, ids={self.ids!r})"
+
+    def create_company(self, **fields: Unpack[CompanyFields]) -> Company:
+        """
+        Create a company (spec: POST /setup/v1/companies); see :class:`~slotwise.Company`.
+
+        Raises:
+            InvalidTimeZone: when ``timezone`` is not an IANA zone name.
+        """
+        return create_company(self.store, self.ids, **fields)
+
+    def companies_of_user(self, email: str) -> list[Company]:
+        """
+        Return the companies a business user belongs to (spec: GET /setup/businessUsers/{email}/companies).
+        """
+        return companies_of_user(self.store, email)
+
+    def as_principal(self, principal: Principal) -> Workspace:
+        """Return the operations available to *principal*."""
+        return Workspace(
+            Context(store=self.store, clock=self.clock, ids=self.ids, principal=principal)
+        )
+
+    def for_company(
+        self, company_id: str, *, location_ids: frozenset[str] | None = None
+    ) -> Workspace:
+        """Shortcut for ``as_principal(Principal(company_id=..., location_ids=...))``."""
+        return self.as_principal(Principal(company_id=company_id, location_ids=location_ids))
+
+
+class Workspace:
+    """
+    Every setup, catalogue, availability and appointment operation, run for one principal.
+
+    Operations are grouped like the spec's endpoints: ``workspace.locations.create(...)``,
+    ``workspace.services.list(...)``.
+
+    .. versionadded:: 0.1
+    """
+
+    def __init__(self, context: Context) -> None:
+        self.principal = context.principal
+        self.company = CompanyOperations(context)
+        self.locations = LocationOperations(context)
+
+    def __repr__(self) -> str:
+        return f"Workspace({self.principal!r})"

@@ -1,0 +1,265 @@
+"""
+Location operations: create (single and bulk), update, get, list, holidays, settings scope,
+reminder schedule and the services usable at a location.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Required, TypedDict, Unpack
+
+import attrs
+
+from slotwise.errors import DuplicateRecord
+from slotwise.model import (
+    Address,
+    BusinessHours,
+    Calendar,
+    Company,
+    Holiday,
+    Location,
+    LocationSettings,
+    ReminderSchedule,
+    Service,
+    ServiceScope,
+    SettingsScope,
+)
+from slotwise.paging import DEFAULT_LIMIT, Page, paginate
+from slotwise.setup._context import Context
+from slotwise.storage.protocol import Reader, Transaction
+
+__all__ = ["LocationChanges", "LocationFields", "LocationOperations"]
+
+
+class _LocationCommon(TypedDict, total=False):
+    timezone: str
+    friendly_id: str | None
+    phone: str | None
+    fax: str | None
+    email: str | None
+    website: str | None
+    logo: str | None
+    address: Address
+    latitude: float | None
+    longitude: float | None
+    business_hours: BusinessHours
+    holidays: Sequence[Holiday]
+    settings: LocationSettings
+    reminders: ReminderSchedule
+
+
+class LocationFields(_LocationCommon, total=False):
+    """Fields of a new location: ``name`` is required; ``timezone`` defaults to the company's."""
+
+    name: Required[str]
+
+
+class LocationChanges(_LocationCommon, total=False):
+    """Fields a location update may change."""
+
+    name: str
+
+
+@attrs.frozen
+class LocationOperations:
+    """
+    Locations of the principal's company.
+
+    .. versionadded:: 0.1
+    """
+
+    _ctx: Context
+
+    def create(self, **fields: Unpack[LocationFields]) -> Location:
+        """
+        Create a location with its primary calendar (spec: POST /setup/v1/locations).
+
+        The company's first location becomes its primary location. The new calendar has
+        ``bookings_per_slot`` 1 and 24x7 availability.
+
+        Raises:
+            FieldTooLong: when ``name`` is over 50 characters.
+            DuplicateRecord: when ``friendly_id`` is already used in the company.
+            ValidationError: for any other invalid field.
+        """
+        with self._ctx.store.transaction() as tx:
+            return self._create(tx, fields)
+
+    def create_many(self, locations: Iterable[LocationFields]) -> list[Location]:
+        """
+        Create several locations in one atomic step (spec: POST /setup/v1/locations/bulk).
+
+        Either every location is created or, when one is invalid, none is.
+        """
+        with self._ctx.store.transaction() as tx:
+            return [self._create(tx, fields) for fields in locations]
+
+    def _create(self, tx: Transaction, fields: LocationFields) -> Location:
+        ctx = self._ctx
+        company = ctx.owned(tx, Company, ctx.company_id, field="company_id")
+        existing = tx.find(Location, company_id=ctx.company_id)
+        values = dict(fields)
+        values.setdefault("timezone", company.timezone)
+        location = Location(
+            id=ctx.ids.new_id(),
+            company_id=ctx.company_id,
+            is_primary=not existing,
+            **values,  # type: ignore[arg-type]
+        )
+        _check_friendly_id_free(existing, location)
+        calendar = Calendar(
+            id=ctx.ids.new_id(),
+            company_id=ctx.company_id,
+            location_id=location.id,
+            name=location.name,
+            primary=True,
+        )
+        location = attrs.evolve(location, primary_calendar_id=calendar.id)
+        tx.insert(location)
+        tx.insert(calendar)
+        return location
+
+    def update(self, location_id: str, /, **changes: Unpack[LocationChanges]) -> Location:
+        """
+        Change fields of a location (spec: PUT /setup/v1/locations).
+
+        Raises:
+            FieldTooLong: when ``name`` is over 50 characters.
+            DuplicateRecord: when ``friendly_id`` is already used in the company.
+        """
+        ctx = self._ctx
+        with ctx.store.transaction() as tx:
+            location = ctx.owned(tx, Location, location_id, field="location_id")
+            updated = attrs.evolve(location, **changes)
+            others = [
+                other
+                for other in tx.find(Location, company_id=ctx.company_id)
+                if other.id != location.id
+            ]
+            _check_friendly_id_free(others, updated)
+            tx.update(updated)
+        return updated
+
+    def get(self, location_id: str, /) -> Location:
+        """Return a location (spec: GET /consumer/v1/locations/{id})."""
+        with self._ctx.store.read() as reader:
+            return self._ctx.owned(reader, Location, location_id, field="location_id")
+
+    def list(
+        self,
+        *,
+        name: str | None = None,
+        friendly_id: str | None = None,
+        nearest_to: tuple[float, float] | None = None,
+        offset: int = 0,
+        limit: int = DEFAULT_LIMIT,
+    ) -> Page[Location]:
+        """
+        List the principal's locations (spec: GET /consumer/v1/locations).
+
+        Args:
+            name: keeps locations whose name contains it, ignoring case.
+            friendly_id: keeps the location with exactly this friendly id.
+            nearest_to: ``(latitude, longitude)``; orders by great-circle distance, locations
+                without coordinates last. Otherwise the order is creation order.
+        """
+        with self._ctx.store.read() as reader:
+            locations = self._ctx.visible_locations(reader)
+        if name is not None:
+            needle = name.casefold()
+            locations = [loc for loc in locations if needle in loc.name.casefold()]
+        if friendly_id is not None:
+            locations = [loc for loc in locations if loc.friendly_id == friendly_id]
+        if nearest_to is not None:
+            locations.sort(key=lambda loc: _distance_key(loc, nearest_to))
+        return paginate(locations, url="/consumer/v1/locations", offset=offset, limit=limit)
+
+    def set_holidays(self, location_id: str, /, holidays: Iterable[Holiday]) -> Location:
+        """Replace a location's holidays (spec: PUT /setup/v1/locations/{id}/holidays)."""
+        return self.update(location_id, holidays=tuple(holidays))
+
+    def set_settings_scope(self, location_id: str, /, scope: SettingsScope | str) -> Location:
+        """
+        Choose whether a location uses its own settings or the company's (the primary location's).
+
+        Spec: PUT /setup/v1/locations/{id}/settings/scope/{settingsScope}.
+        """
+        ctx = self._ctx
+        with ctx.store.transaction() as tx:
+            location = ctx.owned(tx, Location, location_id, field="location_id")
+            updated = attrs.evolve(location, settings_scope=SettingsScope(scope))
+            tx.update(updated)
+        return updated
+
+    def effective_settings(self, location_id: str, /) -> LocationSettings:
+        """Return the settings in force at a location, following its settings scope."""
+        with self._ctx.store.read() as reader:
+            location = self._ctx.owned(reader, Location, location_id, field="location_id")
+            return settings_in_force(reader, location)
+
+    def get_reminders(self, location_id: str, /) -> ReminderSchedule:
+        """Return the reminder schedule (spec: GET /setup/v1/locations/{id}/appointmentreminders)."""
+        return self.get(location_id).reminders
+
+    def set_reminders(self, location_id: str, /, schedule: ReminderSchedule) -> ReminderSchedule:
+        """
+        Replace the reminder schedule (spec: PUT /setup/v1/locations/{id}/appointmentreminders).
+
+        The schedule's order was validated when *schedule* was built (decision 28).
+        """
+        return self.update(location_id, reminders=schedule).reminders
+
+    def services(
+        self, location_id: str, /, *, offset: int = 0, limit: int = DEFAULT_LIMIT
+    ) -> Page[Service]:
+        """
+        List the services usable at a location: its own and the company-scoped ones.
+
+        Spec: GET /setup/v1/locations/{id}/services.
+        """
+        with self._ctx.store.read() as reader:
+            location = self._ctx.owned(reader, Location, location_id, field="location_id")
+            services = services_at(reader, location)
+        return paginate(
+            services, url=f"/setup/v1/locations/{location.id}/services", offset=offset, limit=limit
+        )
+
+
+def services_at(reader: Reader, location: Location) -> list[Service]:
+    """Return the services bookable at *location*, in creation order."""
+    return [
+        service
+        for service in reader.find(Service, company_id=location.company_id)
+        if service.location_id == location.id or service.scope is ServiceScope.COMPANY
+    ]
+
+
+def settings_in_force(reader: Reader, location: Location) -> LocationSettings:
+    """Return *location*'s settings, or the primary location's when its scope is the company."""
+    if location.settings_scope is SettingsScope.LOCATION or location.is_primary:
+        return location.settings
+    for other in reader.find(Location, company_id=location.company_id):
+        if other.is_primary:
+            return other.settings
+    return location.settings
+
+
+def _check_friendly_id_free(others: Iterable[Location], location: Location) -> None:
+    if location.friendly_id is None:
+        return
+    if any(other.friendly_id == location.friendly_id for other in others):
+        raise DuplicateRecord(kind="location", field="friendly_id", value=location.friendly_id)
+
+
+def _distance_key(location: Location, point: tuple[float, float]) -> tuple[int, float]:
+    if location.latitude is None or location.longitude is None:
+        return (1, 0.0)
+    lat1, lon1 = map(math.radians, point)
+    lat2, lon2 = math.radians(location.latitude), math.radians(location.longitude)
+    # Haversine: great-circle distance on the unit sphere; enough to order by nearness.
+    half = (
+        math.sin((lat2 - lat1) / 2) ** 2
+        + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
+    )
+    return (0, 2 * math.asin(math.sqrt(half)))

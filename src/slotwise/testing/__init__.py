@@ -1,0 +1,11 @@
+"""
+Tools for testing code that uses slotwise: a manual clock, predictable ids, and the store
+contract suite.
+"""
+
+from __future__ import annotations
+
+from slotwise.testing.clocks import ManualClock as ManualClock
+from slotwise.testing.clocks import SequentialIds as SequentialIds
+
+__all__ = ["ManualClock", "SequentialIds"]

@@ -1,0 +1,138 @@
+"""Location operations: create, bulk create, update, get, list, holidays, scope, reminders."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from slotwise import (
+    BusinessHours,
+    Calendar,
+    DayHours,
+    DuplicateRecord,
+    FieldTooLong,
+    Holiday,
+    InconsistentFields,
+    LocationSettings,
+    NotFound,
+    Reminder,
+    ReminderSchedule,
+    SettingsScope,
+    Unauthorized,
+    Workspace,
+)
+
+
+class TestCreate:
+    def test_first_location_is_primary_with_a_calendar(self, ws: Workspace):
+        """The first location is primary and gets a primary calendar with bookings_per_slot 1."""
+        location = ws.locations.create(name="Downtown")
+
+        assert location.is_primary
+        assert location.timezone == "America/New_York"
+        with ws.locations._ctx.store.read() as reader:
+            calendar = reader.get(Calendar, location.primary_calendar_id or "")
+        assert calendar is not None
+        assert (calendar.bookings_per_slot, calendar.primary) == (1, True)
+
+    def test_second_location_is_not_primary(self, ws: Workspace):
+        """Only the company's first location is primary."""
+        ws.locations.create(name="Downtown")
+
+        second = ws.locations.create(name="Uptown", timezone="America/Chicago")
+
+        assert (second.is_primary, second.timezone) == (False, "America/Chicago")
+
+    def test_name_limit_boundary(self, ws: Workspace):
+        """A 50-character name is accepted; 51 characters are refused (spec: Limits)."""
+        assert ws.locations.create(name="x" * 50).name == "x" * 50
+        with pytest.raises(FieldTooLong) as info:
+            ws.locations.create(name="y" * 51)
+
+        assert (info.value.field, info.value.limit, info.value.requested) == ("name", 50, 51)
+
+    def test_duplicate_friendly_id_is_refused(self, ws: Workspace):
+        """Friendly ids are unique within a company."""
+        ws.locations.create(name="A", friendly_id="main")
+
+        with pytest.raises(DuplicateRecord):
+            ws.locations.create(name="B", friendly_id="main")
+
+    def test_bulk_create_is_all_or_nothing(self, ws: Workspace):
+        """A bulk create with one invalid location creates none."""
+        with pytest.raises(FieldTooLong):
+            ws.locations.create_many([{"name": "Fine"}, {"name": "z" * 51}])
+
+        assert ws.locations.list().total == 0
+
+    def test_is_24_hours_is_normalised(self, ws: Workspace):
+        """A 24-hour day is stored open 0..2400 whatever times were sent."""
+        hours = BusinessHours(
+            mon=DayHours(is_open=False, start_time=900, end_time=1000, is_24_hours=True)
+        )
+
+        location = ws.locations.create(name="Gym", business_hours=hours)
+
+        assert location.business_hours.mon == DayHours(
+            is_open=True, start_time=0, end_time=2400, is_24_hours=True
+        )
+
+
+class TestListAndGet:
+    def test_filters_and_paging(self, ws: Workspace):
+        """Name filters ignore case and match parts; pages report totals and hasMore."""
+        for name in ("North Side", "South Side", "Airport"):
+            ws.locations.create(name=name)
+
+        page = ws.locations.list(name="side", limit=1)
+
+        assert [loc.name for loc in page.data] == ["North Side"]
+        assert (page.total, page.count, page.has_more) == (2, 1, True)
+
+    def test_other_company_is_unauthorized(self, ws: Workspace, other_ws: Workspace):
+        """A location of another company raises Unauthorized."""
+        theirs = other_ws.locations.list().data[0]
+
+        with pytest.raises(Unauthorized):
+            ws.locations.get(theirs.id)
+
+    def test_missing_location_is_not_found(self, ws: Workspace):
+        """An unknown id raises NotFound."""
+        with pytest.raises(NotFound):
+            ws.locations.get("nope")
+
+
+class TestSettings:
+    def test_holidays_replace(self, ws: Workspace):
+        """Setting holidays replaces the list, sorted by date."""
+        location = ws.locations.create(name="Downtown")
+
+        updated = ws.locations.set_holidays(
+            location.id, [Holiday(date=date(2026, 12, 25)), Holiday(date=date(2026, 1, 1))]
+        )
+
+        assert [h.date for h in updated.holidays] == [date(2026, 1, 1), date(2026, 12, 25)]
+
+    def test_company_scope_uses_primary_settings(self, ws: Workspace):
+        """A location with company scope follows the primary location's settings."""
+        ws.locations.create(name="HQ", settings=LocationSettings(booking_timer_mins=25))
+        branch = ws.locations.create(name="Branch")
+
+        ws.locations.set_settings_scope(branch.id, SettingsScope.COMPANY)
+
+        assert ws.locations.effective_settings(branch.id).booking_timer_mins == 25
+
+    def test_reminder_order_is_validated(self, ws: Workspace):
+        """The second reminder must come closer to the start than the first (decision 28)."""
+        location = ws.locations.create(name="Downtown")
+        good = ReminderSchedule(
+            email_first=Reminder(unit="days", value=1), email_second=Reminder(unit="hours", value=2)
+        )
+
+        assert ws.locations.set_reminders(location.id, good) == good
+        with pytest.raises(InconsistentFields):
+            ReminderSchedule(
+                email_first=Reminder(unit="hours", value=2),
+                email_second=Reminder(unit="days", value=1),
+            )
