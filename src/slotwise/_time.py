@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import functools
 from datetime import UTC, date, datetime, time, timedelta
+from importlib import resources
 from typing import Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .errors import InvalidTimeOfDay, InvalidTimeZone, NaiveDatetime
 
@@ -73,7 +74,11 @@ def minutes_to_hhmm(minutes: int) -> int:
 
 @functools.lru_cache(maxsize=512)
 def _load_zone(name: str) -> ZoneInfo:
-    return ZoneInfo(name)
+    # Read the rules from the tzdata package, not the host's /usr/share/zoneinfo, so the same
+    # inputs give the same instants on every machine whatever its system tz database version.
+    path = resources.files("tzdata.zoneinfo").joinpath(*name.split("/"))
+    with path.open("rb") as data:
+        return ZoneInfo.from_file(data, key=name)
 
 
 def zone(name: object, *, field: str = "timezone") -> ZoneInfo:
@@ -95,8 +100,11 @@ def zone(name: object, *, field: str = "timezone") -> ZoneInfo:
 
 @functools.cache
 def _zone_names() -> frozenset[str]:
-    # "UTC" is in tzdata; "localtime" and friends are not, which is what we want.
-    return frozenset(available_timezones())
+    # The names tzdata ships ("UTC" included). zoneinfo.available_timezones() also walks the
+    # system TZPATH, which lists "localtime" (a link to the machine's own zone): that name must
+    # be refused, since the system zone is never consulted (STYLE rule 22).
+    listing = resources.files("tzdata").joinpath("zones").read_text(encoding="utf-8")
+    return frozenset(listing.split())
 
 
 def available_zone_names() -> list[str]:

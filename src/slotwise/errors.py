@@ -29,7 +29,8 @@ the data and build the message, so a call site reads ``raise GroupSizeExceeded(r
     ├── Unauthorized (PermissionError)                   401  UNAUTHORIZED
     ├── StateError                                       409  STATE
     │   ├── ResourceDeleted                              409  RESOURCE-DELETED
-    │   └── DuplicateRecord                              409  DUPLICATE
+    │   ├── DuplicateRecord                              409  DUPLICATE
+    │   └── RecordInUse                                  409  IN-USE
     ├── MissingDependency (ImportError)                  501  MISSING-DEPENDENCY
     └── StoreError                                       500  STORE
         ├── ConflictError                                409  STORE-CONFLICT
@@ -63,6 +64,7 @@ __all__ = [
     "NotAuthenticated",
     "NotFound",
     "OutOfRange",
+    "RecordInUse",
     "ResourceDeleted",
     "SlotwiseError",
     "StateError",
@@ -364,6 +366,21 @@ class DuplicateRecord(StateError):
         self.kind = kind
         self.field = field
         self.value = value
+
+
+class RecordInUse(StateError):
+    """A record cannot be deleted while other records still refer to it."""
+
+    code = "IN-USE"
+
+    def __init__(self, *, kind: str, record_id: str, used_by: str, count: int) -> None:
+        super().__init__(
+            f"{kind} {record_id!r} is still used by {count} {used_by}; reassign them first"
+        )
+        self.kind = kind
+        self.record_id = record_id
+        self.used_by = used_by
+        self.count = count
 
 
 class MissingDependency(SlotwiseError, ImportError):

@@ -10,13 +10,21 @@ from typing import Unpack
 from slotwise.clock import Clock, IdGenerator, SystemClock, UUIDIds
 from slotwise.model import Company, Principal
 from slotwise.setup._context import Context
+from slotwise.setup.calendars import CalendarOperations
 from slotwise.setup.companies import (
     CompanyFields,
     CompanyOperations,
     companies_of_user,
     create_company,
 )
+from slotwise.setup.customers import CustomerOperations, SubscriptionOperations
+from slotwise.setup.fields import FieldOperations
+from slotwise.setup.geography import GeographyOperations
 from slotwise.setup.locations import LocationOperations
+from slotwise.setup.resource_groups import ResourceGroupOperations
+from slotwise.setup.resources import ResourceOperations
+from slotwise.setup.service_groups import ServiceGroupOperations
+from slotwise.setup.services import ServiceOperations
 from slotwise.storage.memory import MemoryStore
 from slotwise.storage.protocol import Store
 
@@ -94,6 +102,15 @@ class Workspace:
         self.principal = context.principal
         self.company = CompanyOperations(context)
         self.locations = LocationOperations(context)
+        self.resources = ResourceOperations(context)
+        self.resource_groups = ResourceGroupOperations(context)
+        self.calendars = CalendarOperations(context)
+        self.services = ServiceOperations(context)
+        self.service_groups = ServiceGroupOperations(context)
+        self.customers = CustomerOperations(context)
+        self.subscriptions = SubscriptionOperations(context)
+        self.fields = FieldOperations(context)
+        self.geography = GeographyOperations(context)
 
     def __repr__(self) -> str:
         return f"Workspace({self.principal!r})"

@@ -136,3 +136,39 @@ class TestSettings:
                 email_first=Reminder(unit="hours", value=2),
                 email_second=Reminder(unit="days", value=1),
             )
+
+    def test_deprecated_settings_list_carries_business_id(self, ws: Workspace):
+        """The deprecated settings list returns businessId equal to locationId (decision 33)."""
+        location = ws.locations.create(name="Downtown")
+
+        entry = ws.locations.settings_list().data[0]
+
+        assert (entry.location_id, entry.business_id) == (location.id, location.id)
+        assert entry.settings == location.settings
+
+    def test_location_restricted_principal_sees_only_its_locations(self, scheduler, company):
+        """A principal limited to one location lists only it and cannot read the other."""
+        ws = scheduler.for_company(company.id)
+        first = ws.locations.create(name="First")
+        second = ws.locations.create(name="Second")
+        limited = scheduler.for_company(company.id, location_ids=frozenset({second.id}))
+
+        assert [loc.id for loc in limited.locations.list().data] == [second.id]
+        with pytest.raises(Unauthorized):
+            limited.locations.get(first.id)
+
+    def test_services_at_location(self, ws: Workspace):
+        """A new location has no services yet."""
+        location = ws.locations.create(name="Downtown")
+
+        assert ws.locations.services(location.id).total == 0
+
+    def test_nearest_to_orders_by_distance(self, ws: Workspace):
+        """nearest_to orders by great-circle distance, locations without coordinates last."""
+        ws.locations.create(name="Nowhere")
+        ws.locations.create(name="London", latitude=51.5, longitude=-0.12)
+        ws.locations.create(name="Paris", latitude=48.85, longitude=2.35)
+
+        page = ws.locations.list(nearest_to=(48.0, 2.0))
+
+        assert [loc.name for loc in page.data] == ["Paris", "London", "Nowhere"]

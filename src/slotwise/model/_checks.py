@@ -7,10 +7,12 @@ field (the Python argument name) and the limit it broke.
 
 from __future__ import annotations
 
+import enum
+import math
 import re
-from collections.abc import Callable, Iterable
-from datetime import datetime
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, date, datetime
+from typing import Any, TypeVar
 
 import attrs
 
@@ -25,6 +27,8 @@ from slotwise.errors import (
 )
 
 Validator = Callable[[Any, "attrs.Attribute[Any]", Any], None]
+
+E = TypeVar("E", bound=enum.Enum)
 
 # A pragmatic address check: one "@", a dot in the domain, no spaces. Full RFC 5322 parsing
 # accepts addresses no mail system delivers to; this is what booking forms expect.
@@ -77,8 +81,13 @@ def check_number(*, low: float | None = None, optional: bool = False) -> Validat
     def validate(_instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
         if value is None and optional:
             return
-        if not isinstance(value, int | float) or isinstance(value, bool):
-            raise InvalidFormat(field=attribute.name, expected="a number", value=value)
+        # NaN passes every "< low" test and is unequal to itself; infinities are no amounts.
+        if (
+            not isinstance(value, int | float)
+            or isinstance(value, bool)
+            or (isinstance(value, float) and not math.isfinite(value))
+        ):
+            raise InvalidFormat(field=attribute.name, expected="a finite number", value=value)
         if low is not None and value < low:
             raise OutOfRange(field=attribute.name, allowed=_bounds(low, None), requested=value)
 
@@ -89,10 +98,31 @@ def check_choice(*choices: object) -> Validator:
     """Validate that the value is one of *choices*."""
 
     def validate(_instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
-        if value not in choices:
+        if not any(value == choice and _same_kind(value, choice) for choice in choices):
             raise InvalidChoice(field=attribute.name, allowed=tuple(choices), requested=value)
 
     return validate
+
+
+def _same_kind(value: object, choice: object) -> bool:
+    # True == 1 and 15.0 == 15 in Python; a calendar interval of True or 15.0 is still refused.
+    if isinstance(value, bool) or isinstance(choice, bool):
+        return isinstance(value, bool) and isinstance(choice, bool)
+    return isinstance(value, type(choice))
+
+
+def to_enum(enum_type: type[E], value: object, *, field: str) -> E:
+    """
+    Return the member of *enum_type* that is or has the value *value*.
+
+    Raises:
+        InvalidChoice: naming *field* when *value* is no member's value (not a bare ``ValueError``).
+    """
+    try:
+        return enum_type(value)
+    except ValueError:
+        allowed = tuple(member.value for member in enum_type)
+        raise InvalidChoice(field=field, allowed=allowed, requested=value) from None
 
 
 def check_bool(_instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
@@ -152,6 +182,12 @@ def check_phone(_instance: object, attribute: attrs.Attribute[Any], value: Any) 
         raise FieldTooLong(field=attribute.name, limit=PHONE_MAX, requested=len(value))
 
 
+def check_date(_instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    """Validate a calendar date (a ``datetime``, though a ``date`` subclass, is refused)."""
+    if not isinstance(value, date) or isinstance(value, datetime):
+        raise InvalidFormat(field=attribute.name, expected="a date", value=value)
+
+
 def check_aware(_instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
     """Validate an aware datetime (or None)."""
     if value is None:
@@ -169,10 +205,41 @@ def _bounds(low: float | None, high: float | None) -> str:
     return f"at most {high}"
 
 
-def str_tuple(value: Iterable[str]) -> tuple[str, ...]:
-    """Convert any iterable of strings (not a lone string) to a tuple."""
+def mapping_repr(value: Mapping[str, Any]) -> str:
+    """
+    Return the repr of a read-only mapping as a dict literal.
+
+    ``mappingproxy({...})`` is not valid Python; ``{...}`` is, and the field's converter turns it
+    back into an equal read-only mapping (STYLE rule 34: reprs paste into regression tests).
+    """
+    return repr(dict(value))
+
+
+def str_tuple(value: Iterable[str], *, field: str = "value") -> tuple[str, ...]:
+    """
+    Convert any iterable of strings (not a lone string) to a tuple.
+
+    Raises:
+        InvalidFormat: naming *field* for a lone string, a non-iterable or a non-string item.
+    """
+    expected = "a sequence of strings, not one string"
     if isinstance(value, str):
-        raise InvalidFormat(
-            field="value", expected="a sequence of strings, not one string", value=value
-        )
-    return tuple(value)
+        raise InvalidFormat(field=field, expected=expected, value=value)
+    try:
+        items = tuple(value)
+    except TypeError:
+        raise InvalidFormat(field=field, expected=expected, value=value) from None
+    if not all(isinstance(item, str) for item in items):
+        raise InvalidFormat(field=field, expected=expected, value=value)
+    return items
+
+
+def as_utc(value: Any) -> Any:
+    """
+    Convert an aware datetime to UTC; leave anything else for the validator to refuse.
+
+    Records store instants in UTC so equal instants compare and serialise equally.
+    """
+    if isinstance(value, datetime) and value.tzinfo is not None and value.utcoffset() is not None:
+        return value.astimezone(UTC)
+    return value

@@ -8,12 +8,15 @@ from collections.abc import Iterable
 
 import attrs
 
-from slotwise.errors import FieldRequired
+from slotwise.errors import FieldRequired, InvalidFormat
 
 __all__ = ["Principal"]
 
 
 def _location_ids(value: Iterable[str] | None) -> frozenset[str] | None:
+    # A lone string would otherwise become a set of its characters.
+    if isinstance(value, str):
+        raise InvalidFormat(field="location_ids", expected="a set of location ids", value=value)
     return None if value is None else frozenset(value)
 
 

@@ -15,13 +15,16 @@ import attrs
 from slotwise.errors import InvalidTimeRange
 
 from ._checks import (
+    as_utc,
     check_aware,
     check_bool,
     check_email,
     check_int,
     check_phone,
     check_text,
+    mapping_repr,
     str_tuple,
+    to_enum,
 )
 from ._enum import SpecEnum
 from .customers import check_custom_fields
@@ -64,6 +67,15 @@ class FieldValue:
     value: str = attrs.field(validator=check_text(max_len=4000))
 
 
+def _to_status(value: object) -> AppointmentStatus:
+    # Named converter: an unknown code raises InvalidChoice naming the field, not a bare ValueError.
+    return to_enum(AppointmentStatus, value, field="status")
+
+
+def _to_resource_ids(value: Iterable[str]) -> tuple[str, ...]:
+    return str_tuple(value, field="resource_ids")
+
+
 def _field_values(values: Iterable[FieldValue]) -> tuple[FieldValue, ...]:
     return tuple(values)
 
@@ -94,15 +106,19 @@ class Appointment:
     location_id: str
     calendar_id: str | None = None
     service_id: str
-    resource_ids: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
+    resource_ids: tuple[str, ...] = attrs.field(default=(), converter=_to_resource_ids)
     customer_id: str | None = None
-    status: AppointmentStatus = attrs.field(converter=AppointmentStatus)
-    start: datetime = attrs.field(validator=check_aware)
-    end: datetime = attrs.field(validator=[check_aware, _check_span])
+    status: AppointmentStatus = attrs.field(converter=_to_status)
+    start: datetime = attrs.field(converter=as_utc, validator=check_aware)
+    end: datetime = attrs.field(converter=as_utc, validator=[check_aware, _check_span])
     group_size: int = attrs.field(default=1, validator=check_int(low=1, high=10_000))
-    created_at: datetime = attrs.field(validator=check_aware)
-    hold_expires_at: datetime | None = attrs.field(default=None, validator=check_aware)
-    last_modified_at: datetime | None = attrs.field(default=None, validator=check_aware)
+    created_at: datetime = attrs.field(converter=as_utc, validator=check_aware)
+    hold_expires_at: datetime | None = attrs.field(
+        default=None, converter=as_utc, validator=check_aware
+    )
+    last_modified_at: datetime | None = attrs.field(
+        default=None, converter=as_utc, validator=check_aware
+    )
     last_modified_by: str | None = None
     rescheduled_id: str | None = None
     confirmation_number: str | None = None
@@ -123,7 +139,7 @@ class Appointment:
     payment_refund_id: str | None = None
     payment_status: int = attrs.field(default=0, validator=check_int(low=0, high=100))
     custom_fields: Mapping[str, str] = attrs.field(
-        factory=dict, converter=_custom_fields, hash=False
+        factory=dict, converter=_custom_fields, hash=False, repr=mapping_repr
     )
     appointment_booking_fields: tuple[FieldValue, ...] = attrs.field(
         default=(), converter=_field_values

@@ -9,7 +9,7 @@ Expanding the dates is ``slotwise.rules.repeat``'s job.
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 import attrs
@@ -24,7 +24,7 @@ from slotwise.errors import (
     OutOfRange,
 )
 
-from ._checks import check_bool, check_hhmm, check_int, check_text
+from ._checks import check_bool, check_date, check_hhmm, check_int, check_text, to_enum
 from ._enum import SpecEnum
 
 __all__ = [
@@ -69,6 +69,15 @@ class MonthType(SpecEnum):
     WEEKDAY = "W"
 
 
+# Named converters, so an unknown code raises InvalidChoice naming the field (not a bare ValueError).
+def _to_frequency(value: object) -> Frequency:
+    return to_enum(Frequency, value, field="frequency")
+
+
+def _to_month_type(value: object) -> MonthType:
+    return to_enum(MonthType, value, field="month_type")
+
+
 def parse_end_date(value: date | str) -> date:
     """
     Return the end date of a window, reading ``"never"`` and ``"9999-12-31"`` as :data:`OPEN_END`.
@@ -76,7 +85,8 @@ def parse_end_date(value: date | str) -> date:
     Raises:
         InvalidFormat: when *value* is neither a date nor an ISO date string nor ``never``.
     """
-    if isinstance(value, date):
+    # A datetime is a date subclass but cannot be compared with the start date.
+    if isinstance(value, date) and not isinstance(value, datetime):
         return value
     if isinstance(value, str):
         if value.strip().lower() == "never":
@@ -154,14 +164,14 @@ class RepeatRule:
     .. versionadded:: 0.1
     """
 
-    frequency: Frequency = attrs.field(converter=Frequency)
+    frequency: Frequency = attrs.field(converter=_to_frequency)
     interval: int = attrs.field(default=1, validator=check_int(low=1, high=REPEAT_INTERVAL_MAX))
     weekdays: frozenset[int] = attrs.field(default=frozenset(), converter=_weekdays)
     month_day: int | None = attrs.field(
         default=None, validator=check_int(low=0, high=99, optional=True)
     )
     month_type: MonthType = attrs.field(
-        default=MonthType.DAY, converter=MonthType, validator=_check_rule
+        default=MonthType.DAY, converter=_to_month_type, validator=_check_rule
     )
 
     @property
@@ -184,7 +194,7 @@ class _Window:
     company_id: str
     location_id: str
     target_id: str
-    start_date: date
+    start_date: date = attrs.field(validator=check_date)
     end_date: date = attrs.field(converter=parse_end_date)
     start_time: int = attrs.field(default=0, validator=check_hhmm)
     end_time: int = attrs.field(default=END_OF_DAY, validator=check_hhmm)
@@ -208,6 +218,14 @@ class _Window:
     def is_open_ended(self) -> bool:
         """Tell whether this window repeats without an end date."""
         return self.end_date == OPEN_END
+
+
+def _to_block_target(value: object) -> BlockTarget:
+    return to_enum(BlockTarget, value, field="target")
+
+
+def _to_allocation_target(value: object) -> AllocationTarget:
+    return to_enum(AllocationTarget, value, field="target")
 
 
 class BlockTarget(SpecEnum):
@@ -241,7 +259,7 @@ class Block(_Window):
     .. versionadded:: 0.1
     """
 
-    target: BlockTarget = attrs.field(converter=BlockTarget)
+    target: BlockTarget = attrs.field(converter=_to_block_target)
     deleted: bool = attrs.field(default=False, validator=check_bool)
 
 
@@ -256,5 +274,5 @@ class Allocation(_Window):
     .. versionadded:: 0.1
     """
 
-    target: AllocationTarget = attrs.field(converter=AllocationTarget)
+    target: AllocationTarget = attrs.field(converter=_to_allocation_target)
     booking_limit: int = attrs.field(default=0, validator=check_int(low=0, high=1000))

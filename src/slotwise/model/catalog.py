@@ -12,7 +12,15 @@ import attrs
 
 from slotwise.errors import InconsistentFields
 
-from ._checks import check_bool, check_choice, check_int, check_number, check_text
+from ._checks import (
+    check_bool,
+    check_choice,
+    check_int,
+    check_number,
+    check_text,
+    mapping_repr,
+    to_enum,
+)
 from ._enum import SpecEnum
 from .calendar import SLOT_INTERVALS
 from .company import BookingWindow
@@ -57,6 +65,19 @@ class RoundRobin(SpecEnum):
     NONE = "none"
     BALANCED = "balanced"
     RANDOM = "random"
+
+
+# Named converters, so an unknown code raises InvalidChoice naming the field (not a bare ValueError).
+def _to_service_type(value: object) -> ServiceType:
+    return to_enum(ServiceType, value, field="type")
+
+
+def _to_service_scope(value: object) -> ServiceScope:
+    return to_enum(ServiceScope, value, field="scope")
+
+
+def _to_round_robin(value: object) -> RoundRobin:
+    return to_enum(RoundRobin, value, field="round_robin")
 
 
 def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -116,8 +137,8 @@ class Service:
     location_id: str
     name: str = attrs.field(validator=check_text(max_len=SERVICE_NAME_MAX, required=True))
     duration: int = attrs.field(validator=check_int(low=1, high=DURATION_MAX))
-    type: ServiceType = attrs.field(default=ServiceType.APPOINTMENT, converter=ServiceType)
-    scope: ServiceScope = attrs.field(default=ServiceScope.LOCATION, converter=ServiceScope)
+    type: ServiceType = attrs.field(default=ServiceType.APPOINTMENT, converter=_to_service_type)
+    scope: ServiceScope = attrs.field(default=ServiceScope.LOCATION, converter=_to_service_scope)
     description: str | None = attrs.field(default=None, validator=check_text(max_len=4000))
     image_url: str | None = attrs.field(default=None, validator=check_text(max_len=2048))
     service_group_id: str | None = None
@@ -152,10 +173,12 @@ class Service:
     daily_booking_limit_minutes: int = attrs.field(default=0, validator=check_int(low=0, high=1440))
     max_booking_limit: int = attrs.field(default=0, validator=check_int(low=0, high=1000))
     max_resource_booking_limit: int = attrs.field(default=0, validator=check_int(low=0, high=1000))
-    round_robin: RoundRobin = attrs.field(default=RoundRobin.BALANCED, converter=RoundRobin)
+    round_robin: RoundRobin = attrs.field(default=RoundRobin.BALANCED, converter=_to_round_robin)
     booking_window: BookingWindow | None = None
     availability: WeeklyHours = attrs.field(factory=WeeklyHours, validator=_check_durations)
-    options: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_mapping, hash=False)
+    options: Mapping[str, Any] = attrs.field(
+        factory=dict, converter=_frozen_mapping, hash=False, repr=mapping_repr
+    )
     reason: str | None = attrs.field(default=None, validator=check_text(max_len=255))
 
     @property

@@ -22,6 +22,7 @@ from ._checks import (
     check_url,
     check_zone,
     str_tuple,
+    to_enum,
 )
 from ._enum import SpecEnum
 from .hours import BusinessHours
@@ -97,6 +98,10 @@ class Address:
     postal_code: str | None = attrs.field(default=None, validator=check_text(max_len=32))
 
 
+def _to_business_user_emails(value: Iterable[str]) -> tuple[str, ...]:
+    return str_tuple(value, field="business_user_emails")
+
+
 @attrs.frozen(kw_only=True)
 class Company:
     """
@@ -119,7 +124,9 @@ class Company:
     )
     notifications_disabled: bool = attrs.field(default=False, validator=check_bool)
     """True when the company has e-mail and SMS notifications disabled (skips e-mail checks)."""
-    business_user_emails: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
+    business_user_emails: tuple[str, ...] = attrs.field(
+        default=(), converter=_to_business_user_emails
+    )
 
     @property
     def company_id(self) -> str:
@@ -149,6 +156,11 @@ class SettingsScope(SpecEnum):
 
     COMPANY = "company"
     LOCATION = "location"
+
+
+def _to_settings_scope(value: object) -> SettingsScope:
+    # Named converter: an unknown code raises InvalidChoice naming the field, not a bare ValueError.
+    return to_enum(SettingsScope, value, field="settings_scope")
 
 
 @attrs.frozen(kw_only=True)
@@ -219,7 +231,9 @@ _MINUTES_PER_UNIT: dict[str, int] = {"hours": 60, "days": 1440, "weeks": 10080}
 
 def _check_reminder_value(instance: Reminder, _attribute: Any, _value: Any) -> None:
     limit = _REMINDER_LIMITS[instance.unit]
-    if not isinstance(instance.value, int) or not 1 <= instance.value <= limit:
+    # bool is an int subclass; True is no reminder lead time.
+    value = instance.value
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= limit:
         raise OutOfRange(
             field="value",
             allowed=f"between 1 and {limit} {instance.unit}",
@@ -326,7 +340,9 @@ class Location:
     business_hours: BusinessHours = attrs.field(factory=BusinessHours)
     holidays: tuple[Holiday, ...] = attrs.field(default=(), converter=_holidays)
     settings: LocationSettings = attrs.field(factory=LocationSettings)
-    settings_scope: SettingsScope = SettingsScope.LOCATION
+    settings_scope: SettingsScope = attrs.field(
+        default=SettingsScope.LOCATION, converter=_to_settings_scope
+    )
     reminders: ReminderSchedule = attrs.field(factory=ReminderSchedule)
     primary_calendar_id: str | None = None
 

@@ -4,7 +4,7 @@ Customers, their plan subscriptions, and the definitions of custom and booking f
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from types import MappingProxyType
 from typing import Any
@@ -14,6 +14,7 @@ import attrs
 from slotwise.errors import InconsistentFields, InvalidFormat
 
 from ._checks import (
+    as_utc,
     check_aware,
     check_bool,
     check_email,
@@ -21,6 +22,7 @@ from ._checks import (
     check_phone,
     check_text,
     str_tuple,
+    to_enum,
 )
 from ._enum import SpecEnum
 from .company import Address
@@ -47,6 +49,8 @@ def check_custom_fields(values: Mapping[str, str]) -> Mapping[str, str]:
     Raises:
         InvalidFormat: for another key or a value that is not a string of at most 4000 characters.
     """
+    if not isinstance(values, Mapping):
+        raise InvalidFormat(field="custom_fields", expected="a mapping", value=values)
     for key, value in values.items():
         if key not in CUSTOM_FIELD_KEYS:
             raise InvalidFormat(field="custom_fields", expected="keys field1 .. field10", value=key)
@@ -68,6 +72,11 @@ class CustomerKind(SpecEnum):
 
     PERSON = "person"
     BUSINESS = "business"
+
+
+def _to_customer_kind(value: object) -> CustomerKind:
+    # Named converter: an unknown code raises InvalidChoice naming the field, not a bare ValueError.
+    return to_enum(CustomerKind, value, field="kind")
 
 
 def _check_names(instance: Customer, _attribute: Any, _value: Any) -> None:
@@ -92,7 +101,7 @@ class Customer:
 
     id: str
     company_id: str
-    kind: CustomerKind = attrs.field(default=CustomerKind.PERSON, converter=CustomerKind)
+    kind: CustomerKind = attrs.field(default=CustomerKind.PERSON, converter=_to_customer_kind)
     first_name: str | None = attrs.field(default=None, validator=check_text(max_len=255))
     last_name: str | None = attrs.field(default=None, validator=check_text(max_len=255))
     business_name: str | None = attrs.field(default=None, validator=check_text(max_len=255))
@@ -103,7 +112,9 @@ class Customer:
     address: Address = attrs.field(factory=Address)
     timezone: str | None = attrs.field(default=None, validator=check_text(max_len=64))
     notes: str | None = attrs.field(default=None, validator=check_text(max_len=4000))
-    created_at: datetime | None = attrs.field(default=None, validator=[check_aware, _check_names])
+    created_at: datetime | None = attrs.field(
+        default=None, converter=as_utc, validator=[check_aware, _check_names]
+    )
 
     @property
     def display_name(self) -> str:
@@ -136,10 +147,12 @@ class Subscription:
     customer_id: str
     customer_plan_id: str = attrs.field(validator=check_text(max_len=255, required=True))
     customer_plan_name: str | None = attrs.field(default=None, validator=check_text(max_len=255))
-    plan_start: datetime | None = attrs.field(default=None, validator=check_aware)
-    trial_period_start: datetime | None = attrs.field(default=None, validator=check_aware)
+    plan_start: datetime | None = attrs.field(default=None, converter=as_utc, validator=check_aware)
+    trial_period_start: datetime | None = attrs.field(
+        default=None, converter=as_utc, validator=check_aware
+    )
     trial_period_end: datetime | None = attrs.field(
-        default=None, validator=[check_aware, _check_trial]
+        default=None, converter=as_utc, validator=[check_aware, _check_trial]
     )
 
 
@@ -172,6 +185,18 @@ class FieldType(SpecEnum):
     ADDRESS = "address"
 
 
+def _to_field_kind(value: object) -> FieldKind:
+    return to_enum(FieldKind, value, field="kind")
+
+
+def _to_field_type(value: object) -> FieldType:
+    return to_enum(FieldType, value, field="type")
+
+
+def _to_choices(value: Iterable[str]) -> tuple[str, ...]:
+    return str_tuple(value, field="choices")
+
+
 def _check_definition(instance: FieldDefinition, _attribute: Any, _value: Any) -> None:
     if instance.kind is FieldKind.CUSTOM and instance.name not in CUSTOM_FIELD_KEYS:
         raise InvalidFormat(
@@ -194,12 +219,12 @@ class FieldDefinition:
     id: str
     company_id: str
     location_id: str
-    kind: FieldKind = attrs.field(converter=FieldKind)
+    kind: FieldKind = attrs.field(converter=_to_field_kind)
     name: str = attrs.field(validator=check_text(max_len=64, required=True))
     label: str = attrs.field(validator=check_text(max_len=255, required=True))
-    type: FieldType = attrs.field(default=FieldType.TEXT, converter=FieldType)
+    type: FieldType = attrs.field(default=FieldType.TEXT, converter=_to_field_type)
     required: bool = attrs.field(default=False, validator=check_bool)
-    choices: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
+    choices: tuple[str, ...] = attrs.field(default=(), converter=_to_choices)
     sort_order: int = attrs.field(
         default=0, validator=[check_int(low=0, high=10_000), _check_definition]
     )

@@ -4,11 +4,13 @@ Resources (people, places or objects that are booked) and resource groups.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 
 import attrs
 
 from ._checks import (
+    as_utc,
     check_aware,
     check_bool,
     check_choice,
@@ -94,6 +96,10 @@ class ResourceOptions:
     bio_link: str | None = attrs.field(default=None, validator=check_url)
 
 
+def _to_linked_service_ids(value: Iterable[str]) -> tuple[str, ...]:
+    return str_tuple(value, field="linked_service_ids")
+
+
 @attrs.frozen(kw_only=True)
 class Resource:
     """
@@ -124,10 +130,12 @@ class Resource:
     provider_b: CalendarProvider = attrs.field(factory=CalendarProvider)
     recurring_availability: bool = attrs.field(default=True, validator=check_bool)
     weekly_hours: WeeklyHours = attrs.field(factory=WeeklyHours)
-    linked_service_ids: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
+    linked_service_ids: tuple[str, ...] = attrs.field(default=(), converter=_to_linked_service_ids)
     reason: str | None = attrs.field(default=None, validator=check_text(max_len=255))
     deleted: bool = attrs.field(default=False, validator=check_bool)
-    deleted_time: datetime | None = attrs.field(default=None, validator=check_aware)
+    deleted_time: datetime | None = attrs.field(
+        default=None, converter=as_utc, validator=check_aware
+    )
 
     def takes_service(self, service_id: str) -> bool:
         """Tell whether this resource may be booked for *service_id* (deleted resources take none)."""

@@ -45,7 +45,10 @@ class Context:
             raise NotFound(kind=kind.__name__, record_id=record_id)
         if record.company_id != self.company_id:
             raise Unauthorized(field=field, value=record_id)
-        location_id: Any = getattr(record, "location_id", None)
+        # A location is guarded by its own id; other records by the location they belong to.
+        location_id: Any = (
+            record.id if isinstance(record, Location) else getattr(record, "location_id", None)
+        )
         if location_id is not None and not self._may_use(record, location_id):
             raise Unauthorized(field=field, value=record_id)
         return record

@@ -29,7 +29,28 @@ from slotwise.paging import DEFAULT_LIMIT, Page, paginate
 from slotwise.setup._context import Context
 from slotwise.storage.protocol import Reader, Transaction
 
-__all__ = ["LocationChanges", "LocationFields", "LocationOperations"]
+__all__ = ["LocationChanges", "LocationFields", "LocationOperations", "LocationSettingsEntry"]
+
+
+@attrs.frozen(kw_only=True)
+class LocationSettingsEntry:
+    """
+    One location's settings in force, as the deprecated consumer settings list shows them.
+
+    ``business_id`` is the deprecated alias of ``location_id`` (decision 33), returned beside it.
+
+    .. versionadded:: 0.1
+    """
+
+    company_id: str
+    location_id: str
+    settings: LocationSettings
+    object: str = "settings"
+
+    @property
+    def business_id(self) -> str:
+        """Return the deprecated alias of ``location_id``."""
+        return self.location_id
 
 
 class _LocationCommon(TypedDict, total=False):
@@ -197,6 +218,25 @@ class LocationOperations:
         with self._ctx.store.read() as reader:
             location = self._ctx.owned(reader, Location, location_id, field="location_id")
             return settings_in_force(reader, location)
+
+    def settings_list(
+        self, *, offset: int = 0, limit: int = DEFAULT_LIMIT
+    ) -> Page[LocationSettingsEntry]:
+        """
+        List the settings in force at each visible location.
+
+        Spec: GET /consumer/v1/settings (deprecated; kept for clients that still call it).
+        """
+        with self._ctx.store.read() as reader:
+            entries = [
+                LocationSettingsEntry(
+                    company_id=location.company_id,
+                    location_id=location.id,
+                    settings=settings_in_force(reader, location),
+                )
+                for location in self._ctx.visible_locations(reader)
+            ]
+        return paginate(entries, url="/consumer/v1/settings", offset=offset, limit=limit)
 
     def get_reminders(self, location_id: str, /) -> ReminderSchedule:
         """Return the reminder schedule (spec: GET /setup/v1/locations/{id}/appointmentreminders)."""

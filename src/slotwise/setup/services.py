@@ -1,0 +1,569 @@
+"""
+Service operations: create, update, get, lists (setup and consumer), weekly availability,
+service blocks, service allocations and the resources that take a service.
+
+A service belongs to one location, or is company-scoped: created at the primary location and
+usable at every location (spec: What the service does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Required, TypedDict, Unpack, cast
+
+import attrs
+
+from slotwise._time import utc_offset_minutes, zone
+from slotwise.errors import FieldRequired, FieldTooLong, InvalidReference, Unauthorized
+from slotwise.model import (
+    Allocation,
+    AllocationTarget,
+    Block,
+    BlockTarget,
+    BookingWindow,
+    DayWindow,
+    Location,
+    Resource,
+    ResourceConsumerView,
+    RoundRobin,
+    Service,
+    ServiceGroup,
+    ServiceScope,
+    ServiceType,
+    Weekday,
+    WeeklyHours,
+)
+from slotwise.model.catalog import SERVICE_NAME_CREATE_MAX
+from slotwise.paging import DEFAULT_LIMIT, Page, paginate
+from slotwise.setup._context import Context
+from slotwise.storage.protocol import Reader
+
+from .locations import services_at
+from .windows import (
+    AllocationChanges,
+    AllocationFields,
+    WindowChanges,
+    WindowFields,
+    create_window,
+    delete_window,
+    get_window,
+    list_windows,
+    update_window,
+)
+
+__all__ = [
+    "CONSUMER_MAX_LIMIT",
+    "ServiceAllocationFields",
+    "ServiceBlockFields",
+    "ServiceChanges",
+    "ServiceFields",
+    "ServiceOperations",
+]
+
+CONSUMER_MAX_LIMIT = 500
+"""Largest page of GET /consumer/v1/services (decision 31; the spec names it an exception)."""
+
+
+class _ServiceCommon(TypedDict, total=False):
+    type: ServiceType | str
+    scope: ServiceScope | str
+    description: str | None
+    image_url: str | None
+    service_group_id: str | None
+    show_online: bool
+    default_service: bool
+    duration_select: bool
+    duration_min: int | None
+    duration_max: int | None
+    duration_interval: int | None
+    padding: int
+    consumer_padding: bool
+    booking_interval: int | None
+    fee_amount: float
+    fee_taxable: bool
+    cancellation_fee_amount: float
+    cancellation_fee_taxable: bool
+    non_refundable: bool
+    booking_limit: int
+    max_capacity: int
+    max_group_size: int
+    daily_booking_limit_count: int
+    daily_booking_limit_minutes: int
+    max_booking_limit: int
+    max_resource_booking_limit: int
+    round_robin: RoundRobin | str
+    booking_window: BookingWindow | None
+    options: Mapping[str, Any]
+
+
+class ServiceFields(_ServiceCommon, total=False):
+    """
+    Fields of a new service: ``name``, ``duration`` and ``reason`` are required.
+
+    ``location_id`` defaults to the primary location; ``availability`` ``None`` or omitted means
+    the location's business hours (spec: Service weekly availability).
+    """
+
+    name: Required[str]
+    duration: Required[int]
+    reason: Required[str]
+    location_id: str | None
+    availability: WeeklyHours | None
+
+
+class ServiceChanges(_ServiceCommon, total=False):
+    """Fields a service update may change (spec: PUT /setup/v1/services/{id}); not its location."""
+
+    name: str
+    duration: int
+    reason: str | None
+    availability: WeeklyHours
+
+
+class ServiceBlockFields(WindowFields, total=False):
+    """Fields of a new service block: a block's, plus ``location_id`` (see ``create_block``)."""
+
+    location_id: str | None
+
+
+class ServiceAllocationFields(AllocationFields, total=False):
+    """Fields of a new service allocation: an allocation's, plus ``location_id``."""
+
+    location_id: str | None
+
+
+@attrs.frozen
+class ServiceOperations:
+    """
+    Services of the principal's company, with their availability, blocks and allocations.
+
+    A principal limited to some locations may read company-scoped services at any location,
+    but may change a service only when it may use the service's own location.
+
+    .. versionadded:: 0.1
+    """
+
+    _ctx: Context
+
+    def create(self, **fields: Unpack[ServiceFields]) -> Service:
+        """
+        Create a service (spec: POST /setup/v1/services).
+
+        Raises:
+            FieldRequired: when ``name`` or ``reason`` is missing or blank (spec: Errors 1).
+            FieldTooLong: when ``name`` is over 50 characters (spec: Errors 1; updates allow 255).
+            OutOfRange: when ``duration`` is not greater than 0.
+            InconsistentFields: when ``max_capacity`` and ``max_group_size`` are not both 0 or
+                both positive, or ``duration_max`` is not evenly divisible by ``duration_min``.
+            InvalidReference: when a company-scoped service is created away from the primary
+                location, or ``service_group_id`` names no group of the company or a group
+                shown at another location.
+            NotFound, Unauthorized: when ``location_id`` is unknown or not the principal's.
+        """
+        ctx = self._ctx
+        name = fields.get("name")
+        if isinstance(name, str) and len(name) > SERVICE_NAME_CREATE_MAX:
+            raise FieldTooLong(field="name", limit=SERVICE_NAME_CREATE_MAX, requested=len(name))
+        reason = fields.get("reason")
+        # Spec: Errors, rule 1: "reason required" on POST /setup/v1/services.
+        if reason is None or (isinstance(reason, str) and not reason.strip()):
+            raise FieldRequired(field="reason")
+        location_id = fields.get("location_id")
+        values: dict[str, Any] = {k: v for k, v in fields.items() if k != "location_id"}
+        with ctx.store.transaction() as tx:
+            location = ctx.location(tx, location_id)
+            if values.get("availability") is None:
+                # Spec: "New services default to the location's business hours."
+                values["availability"] = location.business_hours.as_weekly()
+            service = Service(
+                id=ctx.ids.new_id(), company_id=ctx.company_id, location_id=location.id, **values
+            )
+            self._check_scope(service, location)
+            if service.service_group_id is not None:
+                self._check_group(tx, service)
+            tx.insert(service)
+        return service
+
+    def update(self, service_id: str, /, **changes: Unpack[ServiceChanges]) -> Service:
+        """
+        Change a service (spec: PUT /setup/v1/services/{id}); omitted fields keep their values.
+
+        Names may be up to 255 characters here (spec: Errors 2).
+
+        Raises:
+            ValidationError: for an invalid field or combination; nothing is changed.
+            InvalidReference: as in :meth:`create`, for a changed ``scope`` or group.
+            Unauthorized: when the principal may not use the service's location.
+        """
+        ctx = self._ctx
+        with ctx.store.transaction() as tx:
+            service = self._writable(tx, service_id)
+            updated = attrs.evolve(service, **changes)
+            if updated.scope is not service.scope:
+                location = ctx.owned(tx, Location, updated.location_id, field="location_id")
+                self._check_scope(updated, location)
+            if (
+                updated.service_group_id is not None
+                and updated.service_group_id != service.service_group_id
+            ):
+                self._check_group(tx, updated)
+            tx.update(updated)
+        return updated
+
+    def get(self, service_id: str, /) -> Service:
+        """
+        Return a service (spec: GET /setup/v1/services/{id}, GET /consumer/v1/services/{id}).
+
+        Raises:
+            NotFound: when no service has *service_id*.
+            Unauthorized: when it is not the principal's.
+        """
+        with self._ctx.store.read() as reader:
+            return self._ctx.owned(reader, Service, service_id, field="service_id")
+
+    def list(
+        self,
+        *,
+        location_id: str | None = None,
+        service_group_id: str | None = None,
+        default_service: bool | None = None,
+        offset: int = 0,
+        limit: int = DEFAULT_LIMIT,
+    ) -> Page[Service]:
+        """
+        List the services usable at a location, in creation order (spec: GET /setup/v1/services).
+
+        The location's own services and the company-scoped ones are listed.
+
+        Args:
+            location_id: the location; ``None`` means the primary location (spec: Endpoints,
+                "locationId filters default to the first business location").
+            service_group_id: keeps the services of this group.
+            default_service: keeps the services whose ``default_service`` equals it.
+            limit: 1..100 (decision 31).
+        """
+        return self._list(
+            location_id=location_id,
+            service_group_id=service_group_id,
+            default_service=default_service,
+            online_only=False,
+            url="/setup/v1/services",
+            offset=offset,
+            limit=limit,
+            max_limit=100,
+        )
+
+    def list_consumer(
+        self,
+        *,
+        location_id: str | None = None,
+        service_group_id: str | None = None,
+        default_service: bool | None = None,
+        offset: int = 0,
+        limit: int = DEFAULT_LIMIT,
+    ) -> Page[Service]:
+        """
+        List the services customers may book at a location (spec: GET /consumer/v1/services).
+
+        As :meth:`list`, keeping only services with ``show_online``; *limit* may be up to
+        :data:`CONSUMER_MAX_LIMIT` (500, decision 31).
+        """
+        return self._list(
+            location_id=location_id,
+            service_group_id=service_group_id,
+            default_service=default_service,
+            online_only=True,
+            url="/consumer/v1/services",
+            offset=offset,
+            limit=limit,
+            max_limit=CONSUMER_MAX_LIMIT,
+        )
+
+    # -- weekly availability ------------------------------------------------------------------
+
+    def get_availability(self, service_id: str, /) -> WeeklyHours:
+        """Return a service's weekly hours (wall times in its location's zone)."""
+        return self.get(service_id).availability
+
+    def set_availability(
+        self, service_id: str, /, days: Mapping[Weekday | str, DayWindow | Mapping[str, int]]
+    ) -> WeeklyHours:
+        """
+        Replace the windows of the named days (spec: PUT /setup/v1/services/{id}/availability).
+
+        Days not named keep their window; a window ``0, 0`` closes its day.
+
+        Raises:
+            InvalidFormat: when a key is not one of ``sun``..``sat``.
+            InvalidTimeRange: when a window's start is not before its end; nothing is changed.
+        """
+        ctx = self._ctx
+        with ctx.store.transaction() as tx:
+            service = self._writable(tx, service_id)
+            updated = attrs.evolve(service, availability=service.availability.with_days(days))
+            tx.update(updated)
+        return updated.availability
+
+    # -- blocks -------------------------------------------------------------------------------
+
+    def create_block(self, service_id: str, /, **fields: Unpack[ServiceBlockFields]) -> Block:
+        """
+        Block time of a service (spec: POST /setup/v1/services/{id}/block).
+
+        ``location_id`` defaults as for allocations (see :meth:`create_allocation`); a
+        location-scoped service may be blocked only at its own location.
+
+        Raises:
+            InvalidTimeRange: when ``start_time`` is not less than ``end_time`` (spec: Errors 6).
+            InvalidDateRange: when ``start_date`` is after ``end_date``.
+            InvalidReference: when ``location_id`` is a location the service is not offered at.
+        """
+        service, location_id = self._window_target(service_id, fields.get("location_id"))
+        return create_window(
+            self._ctx,
+            Block,
+            target=BlockTarget.SERVICE,
+            target_id=service.id,
+            location_id=location_id,
+            fields=cast(WindowFields, _without_location(fields)),
+        )
+
+    def update_block(self, block_id: str, /, **changes: Unpack[WindowChanges]) -> Block:
+        """
+        Change a service block (spec: PUT /setup/v1/services/block/{id}).
+
+        Omitted times and reason are preserved.
+        """
+        return update_window(
+            self._ctx, Block, block_id, target=BlockTarget.SERVICE, changes=changes
+        )
+
+    def get_block(self, block_id: str, /) -> Block:
+        """
+        Return one live service block.
+
+        Raises:
+            NotFound: when it is unknown, deleted or not a service block.
+        """
+        return get_window(self._ctx, Block, block_id, target=BlockTarget.SERVICE)
+
+    def list_blocks(
+        self, service_id: str, /, *, offset: int = 0, limit: int = DEFAULT_LIMIT
+    ) -> Page[Block]:
+        """Return the live blocks of a service (spec: GET /setup/v1/services/{id}/block)."""
+        service = self.get(service_id)
+        return list_windows(
+            self._ctx,
+            Block,
+            target=BlockTarget.SERVICE,
+            target_id=service.id,
+            url=f"/setup/v1/services/{service.id}/block",
+            offset=offset,
+            limit=limit,
+        )
+
+    def delete_block(self, block_id: str, /) -> Block:
+        """Delete a service block: it is kept with ``deleted`` true and no longer applied."""
+        return delete_window(self._ctx, Block, block_id, target=BlockTarget.SERVICE)
+
+    # -- allocations --------------------------------------------------------------------------
+
+    def create_allocation(
+        self, service_id: str, /, **fields: Unpack[ServiceAllocationFields]
+    ) -> Allocation:
+        """
+        Give an event-type service time (spec: POST /setup/v1/services/{id}/allocations).
+
+        Without ``location_id`` the primary location is assumed for a company-scoped service and
+        the service's own location for a location-scoped one.
+
+        Raises:
+            InvalidReference: when the service is not an event-type service, or ``location_id``
+                is a location the service is not offered at.
+            InvalidTimeRange, InvalidDateRange: for invalid times or dates.
+        """
+        service, location_id = self._window_target(service_id, fields.get("location_id"))
+        if not service.is_event:
+            # Spec: Allocation, "Allocations exist for event-type services and for resources".
+            raise InvalidReference(
+                f"service {service_id!r} is not an event-type service; only event-type services "
+                "take allocations",
+                field="service_id",
+            )
+        return create_window(
+            self._ctx,
+            Allocation,
+            target=AllocationTarget.SERVICE,
+            target_id=service.id,
+            location_id=location_id,
+            fields=cast(AllocationFields, _without_location(fields)),
+        )
+
+    def update_allocation(
+        self, allocation_id: str, /, **changes: Unpack[AllocationChanges]
+    ) -> Allocation:
+        """
+        Change a service allocation (spec: PUT /setup/v1/services/allocations/{id}).
+
+        ``booking_limit`` 0 is allowed and means "not set" (spec: Booking-limit related fields).
+        """
+        return update_window(
+            self._ctx, Allocation, allocation_id, target=AllocationTarget.SERVICE, changes=changes
+        )
+
+    def get_allocation(self, allocation_id: str, /) -> Allocation:
+        """
+        Return one service allocation.
+
+        Raises:
+            NotFound: when it is unknown or not a service allocation.
+        """
+        return get_window(self._ctx, Allocation, allocation_id, target=AllocationTarget.SERVICE)
+
+    def list_allocations(
+        self, service_id: str, /, *, offset: int = 0, limit: int = DEFAULT_LIMIT
+    ) -> Page[Allocation]:
+        """Return the allocations of a service, in creation order."""
+        service = self.get(service_id)
+        return list_windows(
+            self._ctx,
+            Allocation,
+            target=AllocationTarget.SERVICE,
+            target_id=service.id,
+            url=f"/setup/v1/services/{service.id}/allocations",
+            offset=offset,
+            limit=limit,
+        )
+
+    def delete_allocation(self, allocation_id: str, /) -> Allocation:
+        """Delete a service allocation for good and return it as it was."""
+        return delete_window(self._ctx, Allocation, allocation_id, target=AllocationTarget.SERVICE)
+
+    # -- resources ----------------------------------------------------------------------------
+
+    def resources(
+        self, service_id: str, /, *, offset: int = 0, limit: int = DEFAULT_LIMIT
+    ) -> Page[ResourceConsumerView]:
+        """
+        List the resources that may be booked for a service, as consumer views.
+
+        Spec: GET /consumer/v1/services/{id}/resources. Lists the resources that are not
+        deleted, take the service (no linked services, or this one among them; decision 13) and
+        work at the service's location, or, for a company-scoped service, at any location the
+        principal may see. Order: ``sort_key``, then name ignoring case, then creation order
+        (decision 31), as ``workspace.resources.list``.
+
+        Raises:
+            NotFound: when no service has *service_id*.
+            Unauthorized: when it is not the principal's.
+            OutOfRange: for an invalid ``offset`` or ``limit``.
+        """
+        ctx = self._ctx
+        with ctx.store.read() as reader:
+            service = ctx.owned(reader, Service, service_id, field="service_id")
+            if service.scope is ServiceScope.COMPANY:
+                location_ids = {location.id for location in ctx.visible_locations(reader)}
+            else:
+                location_ids = {service.location_id}
+            resources = [
+                resource
+                for resource in reader.find(Resource, company_id=ctx.company_id)
+                if resource.location_id in location_ids and resource.takes_service(service.id)
+            ]
+        resources.sort(key=lambda resource: (resource.options.sort_key, resource.name.casefold()))
+        now = ctx.clock.now()
+        views = [
+            resource.consumer_view(timezone_offset=utc_offset_minutes(now, zone(resource.timezone)))
+            for resource in resources
+        ]
+        return paginate(
+            views, url=f"/consumer/v1/services/{service.id}/resources", offset=offset, limit=limit
+        )
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _list(
+        self,
+        *,
+        location_id: str | None,
+        service_group_id: str | None,
+        default_service: bool | None,
+        online_only: bool,
+        url: str,
+        offset: int,
+        limit: int,
+        max_limit: int,
+    ) -> Page[Service]:
+        ctx = self._ctx
+        with ctx.store.read() as reader:
+            location = ctx.location(reader, location_id)
+            if service_group_id is not None:
+                ctx.owned(reader, ServiceGroup, service_group_id, field="service_group_id")
+            services = services_at(reader, location)
+        services = [
+            service
+            for service in services
+            if (service_group_id is None or service.service_group_id == service_group_id)
+            and (default_service is None or service.default_service is default_service)
+            and (service.show_online or not online_only)
+        ]
+        return paginate(services, url=url, offset=offset, limit=limit, max_limit=max_limit)
+
+    def _writable(self, reader: Reader, service_id: str) -> Service:
+        service = self._ctx.owned(reader, Service, service_id, field="service_id")
+        # ctx.owned lets every principal of the company use company-scoped services; changing
+        # one needs access to the location that owns it (decision 30).
+        if not self._ctx.principal.may_use_location(service.location_id):
+            raise Unauthorized(field="service_id", value=service_id)
+        return service
+
+    def _check_scope(self, service: Service, location: Location) -> None:
+        # Spec: What the service does, "company-scoped: created at the primary location".
+        if service.scope is ServiceScope.COMPANY and not location.is_primary:
+            raise InvalidReference(
+                f"company-scoped services must belong to the primary location, not {location.id!r}",
+                field="scope",
+            )
+
+    def _check_group(self, reader: Reader, service: Service) -> None:
+        group_id = service.service_group_id
+        assert group_id is not None
+        group = reader.get(ServiceGroup, group_id)
+        if group is None:
+            raise InvalidReference(
+                f"service_group_id {group_id!r} names no service group", field="service_group_id"
+            )
+        group = self._ctx.owned(reader, ServiceGroup, group_id, field="service_group_id")
+        # A group shown at one location lists only services bookable there (slotwise rule).
+        if (
+            group.location_id is not None
+            and group.location_id != service.location_id
+            and service.scope is not ServiceScope.COMPANY
+        ):
+            raise InvalidReference(
+                f"service group {group_id!r} is shown at another location than the service",
+                field="service_group_id",
+            )
+
+    def _window_target(self, service_id: str, location_id: str | None) -> tuple[Service, str]:
+        ctx = self._ctx
+        with ctx.store.read() as reader:
+            service = ctx.owned(reader, Service, service_id, field="service_id")
+            company_wide = service.scope is ServiceScope.COMPANY
+            if location_id is None:
+                # Spec: POST /setup/v1/services/{id}/allocations, "without locationId the primary
+                # location is assumed for company-scoped services, the service's own location
+                # for location-scoped ones"; blocks follow the same rule.
+                location_id = None if company_wide else service.location_id
+            location = ctx.location(reader, location_id)
+        if not company_wide and location.id != service.location_id:
+            raise InvalidReference(
+                f"service {service_id!r} is offered only at its own location, not at "
+                f"{location.id!r}",
+                field="location_id",
+            )
+        return service, location.id
+
+
+def _without_location(fields: Mapping[str, object]) -> dict[str, object]:
+    return {key: value for key, value in fields.items() if key != "location_id"}

@@ -1,0 +1,42 @@
+"""The public API used as a user would, type-checked by `mypy --strict tests/typing` in CI."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime
+
+import slotwise
+from slotwise import MemoryStore, Reader, Scheduler, Store, Transaction
+from slotwise.testing import ManualClock, SequentialIds
+
+
+class MyHostStore:
+    """A host application's store: conforms to the Store protocol structurally."""
+
+    def __init__(self) -> None:
+        self._inner = MemoryStore()
+
+    def read(self) -> AbstractContextManager[Reader]:
+        """Delegate reads."""
+        return self._inner.read()
+
+    def transaction(self, *, locks: Collection[str] = ()) -> AbstractContextManager[Transaction]:
+        """Delegate units of work."""
+        return self._inner.transaction(locks=locks)
+
+
+def test_public_api_round_trip() -> None:
+    """A host store, a manual clock and sequential ids drive a small setup."""
+    store: Store = MyHostStore()
+    default: Store = MemoryStore()
+    scheduler = Scheduler(
+        store, clock=ManualClock(datetime(2026, 1, 1, tzinfo=UTC)), ids=SequentialIds()
+    )
+    company = scheduler.create_company(name="Typed Co", timezone="Europe/Amsterdam")
+    workspace = scheduler.for_company(company.id)
+    location: slotwise.Location = workspace.locations.create(name="Centrum")
+    page: slotwise.Page[slotwise.Location] = workspace.locations.list(name="cent")
+
+    assert default is not store
+    assert [location] == list(page.data)

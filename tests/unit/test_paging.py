@@ -1,0 +1,52 @@
+"""Pagination: offset and limit rules, and the envelope's figures."""
+
+from __future__ import annotations
+
+import pytest
+
+from slotwise import OutOfRange
+from slotwise.paging import paginate
+
+
+class TestPaginate:
+    def test_defaults_give_the_first_twenty(self):
+        """Without offset and limit a page holds the first 20 records."""
+        page = paginate(list(range(45)), url="/x")
+
+        assert (page.data, page.count, page.total, page.has_more, page.object) == (
+            tuple(range(20)),
+            20,
+            45,
+            True,
+            "list",
+        )
+
+    def test_last_page_has_no_more(self):
+        """The page that reaches the end says has_more is false."""
+        page = paginate(list(range(45)), url="/x", offset=40, limit=20)
+
+        assert (page.data, page.has_more) == ((40, 41, 42, 43, 44), False)
+
+    def test_limit_boundaries(self):
+        """limit 1 and 100 are accepted; 0 and 101 are refused naming the field and range."""
+        assert paginate([1, 2], url="/x", limit=1).count == 1
+        assert paginate(list(range(200)), url="/x", limit=100).count == 100
+        for bad in (0, 101):
+            with pytest.raises(OutOfRange) as info:
+                paginate([], url="/x", limit=bad)
+
+            assert (info.value.field, info.value.allowed) == ("limit", "between 1 and 100")
+
+    def test_offset_boundaries(self):
+        """offset 0 is accepted and -1 refused; an offset past the end gives an empty page."""
+        assert paginate([1], url="/x", offset=5).data == ()
+        with pytest.raises(OutOfRange) as info:
+            paginate([1], url="/x", offset=-1)
+
+        assert info.value.field == "offset"
+
+    def test_custom_maximum(self):
+        """A list with a larger maximum (consumer services: 500) accepts up to it."""
+        assert paginate(list(range(600)), url="/x", limit=500, max_limit=500).count == 500
+        with pytest.raises(OutOfRange):
+            paginate([], url="/x", limit=501, max_limit=500)
