@@ -1,5 +1,5 @@
 """
-Set up a small business in memory and print its catalogue.
+Set up a small business in memory, print its catalogue and a week of availability.
 
 Run it: ``pip install . && python examples/quickstart.py``
 """
@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from slotwise import BusinessHours, Company, DayHours, Holiday, RepeatRule, Scheduler
+from slotwise import (
+    BusinessHours,
+    Company,
+    DayHours,
+    Holiday,
+    RepeatRule,
+    RoundRobin,
+    Scheduler,
+)
 from slotwise.testing import ManualClock, SequentialIds
 
 
@@ -83,5 +91,29 @@ def catalogue(scheduler: Scheduler) -> str:
     return "\n".join(lines)
 
 
+def week_of_availability(scheduler: Scheduler) -> str:
+    """Return one week of bookable massage times, one line per day and staff member."""
+    lines: list[str] = []
+    with scheduler.store.read() as reader:
+        companies = reader.find(Company, company_id=None)
+    acme = scheduler.for_company(companies[0].id)
+    massage = next(s for s in acme.services.list().data if s.name.startswith("Deep"))
+    week = acme.availability.times(
+        massage.id, date(2026, 11, 23), date(2026, 11, 29), round_robin=RoundRobin.NONE
+    )
+    lines.append(f"{week.service_name}, first available {week.first_available_date}:")
+    names = {r.id: r.name for r in acme.resources.list().data}
+    by_day: dict[tuple[date, str], list[str]] = {}
+    for slot in week.available_times:
+        key = (slot.date, names[slot.resource_id or ""])
+        by_day.setdefault(key, []).append(slot.display_time)
+    for (day, name), times in sorted(by_day.items()):
+        lines.append(f"  {day:%a %d %b} {name:<4} {' '.join(times)}")
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
-    print(catalogue(build()))
+    business = build()
+    print(catalogue(business))
+    print()
+    print(week_of_availability(business))

@@ -36,6 +36,17 @@ def test_quickstart_prints_the_catalogue():
     assert "closed 2026-12-25 (Christmas)" in text
 
 
+def test_quickstart_prints_a_week_of_availability():
+    """The quickstart's week skips Ana's lunch block and shows Ben in his Chicago hours."""
+    module = runpy.run_path(str(ROOT / "examples" / "quickstart.py"))
+    text = module["week_of_availability"](module["build"]())
+    lines = {line.split()[3]: line for line in text.splitlines()[1:] if line.startswith("  Mon")}
+
+    assert "11:00 AM 1:00 PM" in lines["Ana"]  # 60 min + lunch 12:00-13:00 blocked
+    assert lines["Ben"].split()[4:6] == ["10:00", "AM"]  # 09:00 Chicago is 10:00 New York
+    assert "Sun" not in text  # closed on Sundays
+
+
 def _python_blocks(markdown: pathlib.Path) -> list[str]:
     return re.findall(r"```python\n(.*?)```", markdown.read_text(), re.DOTALL)
 

@@ -6,17 +6,31 @@ slotwise: embeddable, typed appointment scheduling.
 
 from __future__ import annotations
 
+from slotwise.availability.busy import BusyTimeProvider as BusyTimeProvider
+from slotwise.availability.busy import NoBusyTime as NoBusyTime
+from slotwise.availability.query import AvailabilityQuery as AvailabilityQuery
+from slotwise.availability.results import AvailableTimes as AvailableTimes
+from slotwise.availability.results import Day as Day
+from slotwise.availability.results import DayAvailability as DayAvailability
+from slotwise.availability.results import Reason as Reason
+from slotwise.availability.results import Slot as Slot
+from slotwise.availability.results import UnavailableTime as UnavailableTime
+from slotwise.availability.results import UnavailableTimes as UnavailableTimes
 from slotwise.clock import Clock as Clock
 from slotwise.clock import IdGenerator as IdGenerator
 from slotwise.clock import SystemClock as SystemClock
 from slotwise.clock import UUIDIds as UUIDIds
+from slotwise.errors import AppointmentNotStarted as AppointmentNotStarted
 from slotwise.errors import CapacityExceeded as CapacityExceeded
 from slotwise.errors import ConflictError as ConflictError
+from slotwise.errors import CustomerLimitReached as CustomerLimitReached
 from slotwise.errors import DuplicateRecord as DuplicateRecord
 from slotwise.errors import FieldRequired as FieldRequired
 from slotwise.errors import FieldTooLong as FieldTooLong
 from slotwise.errors import FieldTooShort as FieldTooShort
 from slotwise.errors import GroupSizeExceeded as GroupSizeExceeded
+from slotwise.errors import HoldExpired as HoldExpired
+from slotwise.errors import IdempotencyConflict as IdempotencyConflict
 from slotwise.errors import InconsistentFields as InconsistentFields
 from slotwise.errors import InvalidChoice as InvalidChoice
 from slotwise.errors import InvalidDateRange as InvalidDateRange
@@ -25,18 +39,24 @@ from slotwise.errors import InvalidReference as InvalidReference
 from slotwise.errors import InvalidTimeOfDay as InvalidTimeOfDay
 from slotwise.errors import InvalidTimeRange as InvalidTimeRange
 from slotwise.errors import InvalidTimeZone as InvalidTimeZone
+from slotwise.errors import InvalidTransition as InvalidTransition
 from slotwise.errors import MissingDependency as MissingDependency
 from slotwise.errors import NaiveDatetime as NaiveDatetime
 from slotwise.errors import NotAuthenticated as NotAuthenticated
 from slotwise.errors import NotFound as NotFound
 from slotwise.errors import OutOfRange as OutOfRange
+from slotwise.errors import PastAppointment as PastAppointment
+from slotwise.errors import RecordInUse as RecordInUse
 from slotwise.errors import ResourceDeleted as ResourceDeleted
+from slotwise.errors import SlotUnavailable as SlotUnavailable
 from slotwise.errors import SlotwiseError as SlotwiseError
 from slotwise.errors import StateError as StateError
 from slotwise.errors import StoreError as StoreError
 from slotwise.errors import StoreUnavailable as StoreUnavailable
 from slotwise.errors import Unauthorized as Unauthorized
 from slotwise.errors import ValidationError as ValidationError
+from slotwise.model import OPEN_END as OPEN_END
+from slotwise.model import SLOT_INTERVALS as SLOT_INTERVALS
 from slotwise.model import Address as Address
 from slotwise.model import Allocation as Allocation
 from slotwise.model import AllocationTarget as AllocationTarget
@@ -80,7 +100,61 @@ from slotwise.model import SettingsScope as SettingsScope
 from slotwise.model import Subscription as Subscription
 from slotwise.model import Weekday as Weekday
 from slotwise.model import WeeklyHours as WeeklyHours
+from slotwise.operations.availability import AvailabilityFields as AvailabilityFields
+from slotwise.operations.availability import AvailabilityOperations as AvailabilityOperations
+from slotwise.operations.availability import RescheduleFields as RescheduleFields
+from slotwise.operations.calendars import CalendarChanges as CalendarChanges
+from slotwise.operations.calendars import CalendarFields as CalendarFields
+from slotwise.operations.calendars import CalendarOperations as CalendarOperations
+from slotwise.operations.companies import CompanyChanges as CompanyChanges
+from slotwise.operations.companies import CompanyFields as CompanyFields
+from slotwise.operations.companies import CompanyOperations as CompanyOperations
+from slotwise.operations.customers import CustomerChanges as CustomerChanges
+from slotwise.operations.customers import CustomerFields as CustomerFields
+from slotwise.operations.customers import CustomerOperations as CustomerOperations
+from slotwise.operations.customers import SubscriptionChanges as SubscriptionChanges
+from slotwise.operations.customers import SubscriptionOperations as SubscriptionOperations
+from slotwise.operations.customers import split_name as split_name
+from slotwise.operations.fields import BookingFieldList as BookingFieldList
+from slotwise.operations.fields import CustomFieldList as CustomFieldList
+from slotwise.operations.fields import FieldDefinitionChanges as FieldDefinitionChanges
+from slotwise.operations.fields import FieldDefinitionFields as FieldDefinitionFields
+from slotwise.operations.fields import FieldOperations as FieldOperations
+from slotwise.operations.geography import Country as Country
+from slotwise.operations.geography import GeographyOperations as GeographyOperations
+from slotwise.operations.geography import State as State
+from slotwise.operations.locations import LocationChanges as LocationChanges
+from slotwise.operations.locations import LocationFields as LocationFields
+from slotwise.operations.locations import LocationOperations as LocationOperations
+from slotwise.operations.locations import LocationSettingsEntry as LocationSettingsEntry
+from slotwise.operations.resource_groups import ResourceGroupChanges as ResourceGroupChanges
+from slotwise.operations.resource_groups import ResourceGroupFields as ResourceGroupFields
+from slotwise.operations.resource_groups import ResourceGroupOperations as ResourceGroupOperations
+from slotwise.operations.resources import ResourceChanges as ResourceChanges
+from slotwise.operations.resources import ResourceFields as ResourceFields
+from slotwise.operations.resources import ResourceOperations as ResourceOperations
+from slotwise.operations.resources import ResourceSortOrder as ResourceSortOrder
+from slotwise.operations.resources import ResourceWeeklyAvailability as ResourceWeeklyAvailability
+from slotwise.operations.service_groups import ServiceGroupChanges as ServiceGroupChanges
+from slotwise.operations.service_groups import ServiceGroupFields as ServiceGroupFields
+from slotwise.operations.service_groups import ServiceGroupOperations as ServiceGroupOperations
+from slotwise.operations.services import ServiceAllocationFields as ServiceAllocationFields
+from slotwise.operations.services import ServiceBlockFields as ServiceBlockFields
+from slotwise.operations.services import ServiceChanges as ServiceChanges
+from slotwise.operations.services import ServiceFields as ServiceFields
+from slotwise.operations.services import ServiceOperations as ServiceOperations
+from slotwise.operations.windows import AllocationChanges as AllocationChanges
+from slotwise.operations.windows import AllocationFields as AllocationFields
+from slotwise.operations.windows import WindowChanges as WindowChanges
+from slotwise.operations.windows import WindowFields as WindowFields
 from slotwise.paging import Page as Page
+from slotwise.rules.intervals import Interval as Interval
+from slotwise.rules.intervals import IntervalSet as IntervalSet
+from slotwise.rules.repeat import from_rrule_text as from_rrule_text
+from slotwise.rules.repeat import occurrence_dates as occurrence_dates
+from slotwise.rules.repeat import repeat_dates as repeat_dates
+from slotwise.rules.repeat import to_rrule_text as to_rrule_text
+from slotwise.rules.repeat import window_instants as window_instants
 from slotwise.scheduler import Scheduler as Scheduler
 from slotwise.scheduler import Workspace as Workspace
 from slotwise.storage.memory import MemoryStore as MemoryStore
@@ -120,7 +194,7 @@ __all__ = [
     "Location",
     "LocationSettings",
     "MonthType",
-    "Page",
+    "OPEN_END",
     "PhoneNumbers",
     "Principal",
     "Reminder",
@@ -131,6 +205,7 @@ __all__ = [
     "ResourceGroup",
     "ResourceOptions",
     "RoundRobin",
+    "SLOT_INTERVALS",
     "Service",
     "ServiceGroup",
     "ServiceScope",
@@ -139,6 +214,74 @@ __all__ = [
     "Subscription",
     "Weekday",
     "WeeklyHours",
+    # Availability
+    "AvailabilityQuery",
+    "AvailableTimes",
+    "BusyTimeProvider",
+    "Day",
+    "DayAvailability",
+    "NoBusyTime",
+    "Reason",
+    "Slot",
+    "UnavailableTime",
+    "UnavailableTimes",
+    # Operations and their results
+    "AllocationChanges",
+    "AllocationFields",
+    "AvailabilityFields",
+    "AvailabilityOperations",
+    "BookingFieldList",
+    "CalendarChanges",
+    "CalendarFields",
+    "CalendarOperations",
+    "CompanyChanges",
+    "CompanyFields",
+    "CompanyOperations",
+    "Country",
+    "CustomFieldList",
+    "CustomerChanges",
+    "CustomerFields",
+    "CustomerOperations",
+    "FieldDefinitionChanges",
+    "FieldDefinitionFields",
+    "FieldOperations",
+    "GeographyOperations",
+    "LocationChanges",
+    "LocationFields",
+    "LocationOperations",
+    "LocationSettingsEntry",
+    "Page",
+    "RescheduleFields",
+    "ResourceChanges",
+    "ResourceFields",
+    "ResourceGroupChanges",
+    "ResourceGroupFields",
+    "ResourceGroupOperations",
+    "ResourceOperations",
+    "ResourceSortOrder",
+    "ResourceWeeklyAvailability",
+    "ServiceAllocationFields",
+    "ServiceBlockFields",
+    "ServiceChanges",
+    "ServiceFields",
+    "ServiceGroupChanges",
+    "ServiceGroupFields",
+    "ServiceGroupOperations",
+    "ServiceOperations",
+    "State",
+    "SubscriptionChanges",
+    "SubscriptionOperations",
+    "WindowChanges",
+    "WindowFields",
+    "split_name",
+    # Rules
+    "Interval",
+    "IntervalSet",
+    "from_rrule_text",
+    "occurrence_dates",
+    "repeat_dates",
+    "to_rrule_text",
+    "window_instants",
     # Time and ids
     "Clock",
     "IdGenerator",
@@ -150,13 +293,17 @@ __all__ = [
     "Store",
     "Transaction",
     # Errors
+    "AppointmentNotStarted",
     "CapacityExceeded",
     "ConflictError",
+    "CustomerLimitReached",
     "DuplicateRecord",
     "FieldRequired",
     "FieldTooLong",
     "FieldTooShort",
     "GroupSizeExceeded",
+    "HoldExpired",
+    "IdempotencyConflict",
     "InconsistentFields",
     "InvalidChoice",
     "InvalidDateRange",
@@ -165,12 +312,16 @@ __all__ = [
     "InvalidTimeOfDay",
     "InvalidTimeRange",
     "InvalidTimeZone",
+    "InvalidTransition",
     "MissingDependency",
     "NaiveDatetime",
     "NotAuthenticated",
     "NotFound",
     "OutOfRange",
+    "PastAppointment",
+    "RecordInUse",
     "ResourceDeleted",
+    "SlotUnavailable",
     "SlotwiseError",
     "StateError",
     "StoreError",

@@ -7,7 +7,9 @@ not exist or exist twice (decision 2, ``docs/semantics.md``):
 
 * a wall time inside a DST **gap** maps to the first instant after the gap;
 * a wall time inside a DST **fold** maps to the earlier instant when it starts a window and to the
-  later instant when it ends one, so a window never loses the repeated hour.
+  later instant when it ends one, so a window never loses the repeated hour; an end exactly at the
+  fold's first repeated wall time (01:00 when 02:00 falls back to 01:00) maps to the earlier
+  instant, since no wall time before it is repeated.
 """
 
 from __future__ import annotations
@@ -142,7 +144,8 @@ def wall_to_instant(day: date, minutes: int, tz: ZoneInfo, *, edge: WindowEdge) 
 
     ``minutes`` may be 1440 (the end of the day, i.e. midnight of the next date).
     A wall time inside a gap maps to the first instant after the gap; inside a fold, a window
-    ``start`` takes the earlier instant and a window ``end`` the later one.
+    ``start`` takes the earlier instant and a window ``end`` the later one (the earlier one when
+    the end is exactly the fold's first repeated wall time, as no earlier wall time repeats).
     """
     local = datetime.combine(day, time()) + timedelta(minutes=minutes)
     earlier = local.replace(tzinfo=tz, fold=0).astimezone(UTC)
@@ -152,7 +155,18 @@ def wall_to_instant(day: date, minutes: int, tz: ZoneInfo, *, edge: WindowEdge) 
     if earlier > later:
         # In a gap PEP 495 inverts the two readings; the gap's end lies between them.
         return _first_instant_after_gap(later, earlier, tz)
-    return earlier if edge == "start" else later
+    if edge == "start":
+        return earlier
+    # An end exactly at the first repeated wall time (01:00 when 02:00 EDT falls back to 01:00
+    # EST) holds no repeated time: the wall times before it were all shown before the fold, so
+    # the window ends at the first pass. Otherwise it ends after the second pass.
+    just_before = local - timedelta(seconds=1)
+    if (
+        just_before.replace(tzinfo=tz, fold=0).utcoffset()
+        == just_before.replace(tzinfo=tz, fold=1).utcoffset()
+    ):
+        return earlier
+    return later
 
 
 def _first_instant_after_gap(low: datetime, high: datetime, tz: ZoneInfo) -> datetime:

@@ -30,7 +30,14 @@ the data and build the message, so a call site reads ``raise GroupSizeExceeded(r
     ├── StateError                                       409  STATE
     │   ├── ResourceDeleted                              409  RESOURCE-DELETED
     │   ├── DuplicateRecord                              409  DUPLICATE
-    │   └── RecordInUse                                  409  IN-USE
+    │   ├── RecordInUse                                  409  IN-USE
+    │   ├── InvalidTransition                            409  INVALID-TRANSITION
+    │   ├── SlotUnavailable                              409  SLOT-UNAVAILABLE
+    │   ├── HoldExpired                                  409  HOLD-EXPIRED
+    │   ├── PastAppointment                              409  PAST-APPOINTMENT
+    │   ├── AppointmentNotStarted                        409  NOT-STARTED
+    │   ├── CustomerLimitReached                         409  CUSTOMER-LIMIT
+    │   └── IdempotencyConflict                          409  IDEMPOTENCY-CONFLICT
     ├── MissingDependency (ImportError)                  501  MISSING-DEPENDENCY
     └── StoreError                                       500  STORE
         ├── ConflictError                                409  STORE-CONFLICT
@@ -41,16 +48,22 @@ the data and build the message, so a call site reads ``raise GroupSizeExceeded(r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
 from typing import ClassVar
 
 __all__ = [
+    "AppointmentNotStarted",
     "CapacityExceeded",
     "ConflictError",
+    "CustomerLimitReached",
     "DuplicateRecord",
     "FieldRequired",
     "FieldTooLong",
     "FieldTooShort",
     "GroupSizeExceeded",
+    "HoldExpired",
+    "IdempotencyConflict",
     "InconsistentFields",
     "InvalidChoice",
     "InvalidDateRange",
@@ -59,13 +72,16 @@ __all__ = [
     "InvalidTimeOfDay",
     "InvalidTimeRange",
     "InvalidTimeZone",
+    "InvalidTransition",
     "MissingDependency",
     "NaiveDatetime",
     "NotAuthenticated",
     "NotFound",
     "OutOfRange",
+    "PastAppointment",
     "RecordInUse",
     "ResourceDeleted",
+    "SlotUnavailable",
     "SlotwiseError",
     "StateError",
     "StoreError",
@@ -381,6 +397,131 @@ class RecordInUse(StateError):
         self.record_id = record_id
         self.used_by = used_by
         self.count = count
+
+
+def _code(value: object) -> str:
+    """Return an enum's value (a status code, an operation name), or the text of anything else."""
+    return str(getattr(value, "value", value))
+
+
+class InvalidTransition(StateError):
+    """
+    The appointment's status does not allow the operation (decision 25); nothing changed.
+
+    ``status`` is ``None`` for an appointment not created yet.
+    """
+
+    code = "INVALID-TRANSITION"
+
+    def __init__(self, *, status: object, operation: object) -> None:
+        where = (
+            "a new appointment" if status is None else f"an appointment in status {_code(status)}"
+        )
+        super().__init__(f"operation {_code(operation)!r} is not allowed for {where}")
+        self.status = status
+        self.operation = operation
+
+
+class SlotUnavailable(StateError):
+    """
+    The requested time is not a bookable slot of the availability engine for those resources.
+
+    Raised when availability does not offer exactly ``start``..``end`` for ``resource_ids``
+    (taken, outside open time, within the lead time, beyond book-ahead, daily limit reached).
+    """
+
+    code = "SLOT-UNAVAILABLE"
+
+    def __init__(self, *, start: datetime, end: datetime, resource_ids: Sequence[str]) -> None:
+        if not resource_ids:
+            who = "any resource"
+        else:
+            noun = "resource" if len(resource_ids) == 1 else "resources together"
+            who = f"{noun} " + ", ".join(repr(rid) for rid in resource_ids)
+        super().__init__(
+            f"{start.isoformat()} to {end.isoformat()} is not available for {who}; "
+            "pick a time from the available times"
+        )
+        self.start = start
+        self.end = end
+        self.resource_ids = tuple(resource_ids)
+
+
+class HoldExpired(StateError):
+    """A hold's booking timer ran out and its time is no longer available (decision 20)."""
+
+    code = "HOLD-EXPIRED"
+
+    def __init__(self, *, appointment_id: str, expired_at: datetime) -> None:
+        super().__init__(
+            f"the hold of appointment {appointment_id!r} expired at {expired_at.isoformat()} "
+            "and its time has been taken; search availability again"
+        )
+        self.appointment_id = appointment_id
+        self.expired_at = expired_at
+
+
+class PastAppointment(StateError):
+    """An appointment dated in the past cannot be created, booked, cancelled or rescheduled."""
+
+    code = "PAST-APPOINTMENT"
+
+    def __init__(self, *, operation: object, start: datetime, now: datetime) -> None:
+        super().__init__(
+            f"cannot {_code(operation)} an appointment starting {start.isoformat()}: it is in "
+            f"the past (now {now.isoformat()})"
+        )
+        self.operation = operation
+        self.start = start
+        self.now = now
+
+
+class AppointmentNotStarted(StateError):
+    """A no-show was recorded before the appointment started (decision 24)."""
+
+    code = "NOT-STARTED"
+
+    def __init__(self, *, appointment_id: str, start: datetime) -> None:
+        super().__init__(
+            f"appointment {appointment_id!r} starts {start.isoformat()}; a no-show can be "
+            "recorded only once the start has passed"
+        )
+        self.appointment_id = appointment_id
+        self.start = start
+
+
+class CustomerLimitReached(StateError):
+    """
+    A booking would take a customer over a per-customer limit (decision 10).
+
+    ``field`` names the setting (``customer_bookings_per_day``, ``max_booking_limit`` or
+    ``max_resource_booking_limit``), ``limit`` its value, ``requested`` the count with this booking.
+    """
+
+    code = "CUSTOMER-LIMIT"
+
+    def __init__(self, *, field: str, limit: int, requested: int) -> None:
+        super().__init__(
+            f"{field} allows {limit} active bookings for this customer; this booking would "
+            f"make {requested}"
+        )
+        self.field = field
+        self.limit = limit
+        self.requested = requested
+
+
+class IdempotencyConflict(StateError):
+    """An idempotency key was sent again with a different request."""
+
+    code = "IDEMPOTENCY-CONFLICT"
+
+    def __init__(self, *, key: str, appointment_id: str) -> None:
+        super().__init__(
+            f"idempotency key {key!r} was already used for appointment {appointment_id!r} with "
+            "a different request; use a new key for a new request"
+        )
+        self.key = key
+        self.appointment_id = appointment_id
 
 
 class MissingDependency(SlotwiseError, ImportError):

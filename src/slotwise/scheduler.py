@@ -7,24 +7,27 @@ from __future__ import annotations
 
 from typing import Unpack
 
+from slotwise.availability.busy import BusyTimeProvider, NoBusyTime
+from slotwise.booking.service import AppointmentOperations, OutboxOperations, ReminderOperations
 from slotwise.clock import Clock, IdGenerator, SystemClock, UUIDIds
 from slotwise.model import Company, Principal
-from slotwise.setup._context import Context
-from slotwise.setup.calendars import CalendarOperations
-from slotwise.setup.companies import (
+from slotwise.operations._context import Context
+from slotwise.operations.availability import AvailabilityOperations
+from slotwise.operations.calendars import CalendarOperations
+from slotwise.operations.companies import (
     CompanyFields,
     CompanyOperations,
     companies_of_user,
     create_company,
 )
-from slotwise.setup.customers import CustomerOperations, SubscriptionOperations
-from slotwise.setup.fields import FieldOperations
-from slotwise.setup.geography import GeographyOperations
-from slotwise.setup.locations import LocationOperations
-from slotwise.setup.resource_groups import ResourceGroupOperations
-from slotwise.setup.resources import ResourceOperations
-from slotwise.setup.service_groups import ServiceGroupOperations
-from slotwise.setup.services import ServiceOperations
+from slotwise.operations.customers import CustomerOperations, SubscriptionOperations
+from slotwise.operations.fields import FieldOperations
+from slotwise.operations.geography import GeographyOperations
+from slotwise.operations.locations import LocationOperations
+from slotwise.operations.resource_groups import ResourceGroupOperations
+from slotwise.operations.resources import ResourceOperations
+from slotwise.operations.service_groups import ServiceGroupOperations
+from slotwise.operations.services import ServiceOperations
 from slotwise.storage.memory import MemoryStore
 from slotwise.storage.protocol import Store
 
@@ -39,6 +42,8 @@ class Scheduler:
         store: where records live; defaults to a new :class:`~slotwise.MemoryStore`.
         clock: the source of "now"; defaults to :class:`~slotwise.SystemClock`.
         ids: the source of new record ids; defaults to :class:`~slotwise.UUIDIds`.
+        busy_provider: external busy time of resources with an external calendar; defaults
+            to :class:`~slotwise.availability.busy.NoBusyTime`.
 
     Platform-level calls (:meth:`create_company`, :meth:`companies_of_user`) need no principal;
     everything else runs in a :class:`Workspace` from :meth:`as_principal`.
@@ -52,10 +57,14 @@ class Scheduler:
         *,
         clock: Clock | None = None,
         ids: IdGenerator | None = None,
+        busy_provider: BusyTimeProvider | None = None,
     ) -> None:
         self.store: Store = store if store is not None else MemoryStore()
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.ids: IdGenerator = ids if ids is not None else UUIDIds()
+        self.busy_provider: BusyTimeProvider = (
+            busy_provider if busy_provider is not None else NoBusyTime()
+        )
 
     def __repr__(self) -> str:
         return f"Scheduler({self.store!r}, clock={self.clock!r}, ids={self.ids!r})"
@@ -78,7 +87,13 @@ class Scheduler:
     def as_principal(self, principal: Principal) -> Workspace:
         """Return the operations available to *principal*."""
         return Workspace(
-            Context(store=self.store, clock=self.clock, ids=self.ids, principal=principal)
+            Context(
+                store=self.store,
+                clock=self.clock,
+                ids=self.ids,
+                principal=principal,
+                busy_provider=self.busy_provider,
+            )
         )
 
     def for_company(
@@ -111,6 +126,10 @@ class Workspace:
         self.subscriptions = SubscriptionOperations(context)
         self.fields = FieldOperations(context)
         self.geography = GeographyOperations(context)
+        self.availability = AvailabilityOperations(context)
+        self.appointments = AppointmentOperations(context)
+        self.outbox = OutboxOperations(context)
+        self.reminders = ReminderOperations(context)
 
     def __repr__(self) -> str:
         return f"Workspace({self.principal!r})"

@@ -23,7 +23,7 @@ from slotwise import (
     Unauthorized,
     Workspace,
 )
-from slotwise.setup.customers import split_name
+from slotwise.operations.customers import split_name
 from slotwise.testing import ManualClock
 
 

@@ -19,7 +19,7 @@ from slotwise import (
     Workspace,
 )
 from slotwise.model import FieldDefinition
-from slotwise.setup.fields import BookingFieldList, CustomFieldList
+from slotwise.operations.fields import BookingFieldList, CustomFieldList
 
 
 @pytest.fixture

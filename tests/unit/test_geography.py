@@ -8,7 +8,7 @@ import pycountry
 import pytest
 
 from slotwise import InvalidFormat, MissingDependency, NotFound, Workspace
-from slotwise.setup.geography import Country, State
+from slotwise.operations.geography import Country, State
 
 
 class TestCountries:

@@ -37,7 +37,7 @@ from slotwise import (
     WeeklyHours,
     Workspace,
 )
-from slotwise.setup.resources import ResourceWeeklyAvailability
+from slotwise.operations.resources import ResourceWeeklyAvailability
 from slotwise.testing import ManualClock
 
 

@@ -39,6 +39,15 @@ from .customers import FieldDefinition as FieldDefinition
 from .customers import FieldKind as FieldKind
 from .customers import FieldType as FieldType
 from .customers import Subscription as Subscription
+from .events import AuditEntry as AuditEntry
+from .events import FrozenJSON as FrozenJSON
+from .events import Operation as Operation
+from .events import OutboxEvent as OutboxEvent
+from .events import QueuedReminder as QueuedReminder
+from .events import ReminderChannel as ReminderChannel
+from .events import Trigger as Trigger
+from .events import freeze_json as freeze_json
+from .events import to_json_data as to_json_data
 from .hours import BusinessHours as BusinessHours
 from .hours import DayHours as DayHours
 from .hours import DayWindow as DayWindow
@@ -65,6 +74,9 @@ Record = (
     | Subscription
     | FieldDefinition
     | Appointment
+    | QueuedReminder
+    | AuditEntry
+    | OutboxEvent
 )
 """Every kind of record a store keeps."""
 
@@ -82,5 +94,8 @@ RECORD_KINDS: tuple[type[Record], ...] = (
     Subscription,
     FieldDefinition,
     Appointment,
+    QueuedReminder,
+    AuditEntry,
+    OutboxEvent,
 )
 """The record classes, in dependency order (a store may create one table per kind)."""

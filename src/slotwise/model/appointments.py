@@ -148,6 +148,9 @@ class Appointment:
         default=(), converter=_field_values
     )
     idempotency_key: str | None = None
+    idempotency_fingerprint: str | None = None
+    """A digest of the create request that carried ``idempotency_key`` (to tell a retry from a
+    different request with the same key)."""
 
     @property
     def resource_id(self) -> str | None:

@@ -5,19 +5,69 @@ MemoryStore: the default store, in process memory, with no dependencies.
 from __future__ import annotations
 
 import bisect
+import heapq
+import itertools
 import threading
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from datetime import date, datetime, timedelta
-from typing import Any, cast
+from typing import Any, Generic, TypeVar, cast
 
-from slotwise.errors import DuplicateRecord, NotFound, StoreError
-from slotwise.model import RECORD_KINDS, Allocation, Appointment, Block, Record
+from slotwise.errors import DuplicateRecord, NotFound, OutOfRange, StoreError
+from slotwise.model import (
+    RECORD_KINDS,
+    Allocation,
+    Appointment,
+    AppointmentStatus,
+    AuditEntry,
+    Block,
+    Customer,
+    OutboxEvent,
+    QueuedReminder,
+    Record,
+)
 from slotwise.storage.protocol import R
 
 __all__ = ["MemoryStore"]
 
 _Window = Block | Allocation
+K = TypeVar("K", bound=tuple[Any, ...])
+
+
+class _CompanyIndex(Generic[K]):
+    """Sorted keys per company, so "the first *limit* of a company" costs O(log n + limit)."""
+
+    def __init__(self) -> None:
+        self._by_company: dict[str, list[K]] = {}
+
+    def add(self, company_id: str, key: K) -> None:
+        bisect.insort(self._by_company.setdefault(company_id, []), key)
+
+    def discard(self, company_id: str, key: K) -> None:
+        entries = self._by_company.get(company_id)
+        if entries is None:
+            return
+        index = bisect.bisect_left(entries, key)
+        if index < len(entries) and entries[index] == key:
+            del entries[index]
+
+    def first(self, company_id: str | None, limit: int, *, upto: object = None) -> list[K]:
+        """Return up to *limit* keys in order; with *upto*, only keys whose first part <= it."""
+        if company_id is None:
+            merged: Iterator[K] = heapq.merge(*self._by_company.values())
+        else:
+            merged = iter(self._by_company.get(company_id, []))
+        found: list[K] = []
+        for key in merged:
+            if len(found) >= limit or (upto is not None and key[0] > upto):
+                break
+            found.append(key)
+        return found
+
+
+def _check_limit(limit: int) -> None:
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+        raise OutOfRange(field="limit", allowed="at least 1", requested=limit)
 
 
 class MemoryStore:
@@ -30,7 +80,11 @@ class MemoryStore:
     process; use ``SQLStore`` to share data between processes.
 
     Appointments are indexed per resource by start time, so a range read costs
-    O(log n + overlapping) whatever the history.
+    O(log n + overlapping) whatever the history. Holds, undelivered events and unsent reminders
+    are kept in sorted per-company indexes, and the children of a record (a customer's
+    appointments, an appointment's reminders and audit entries, a target's blocks) in per-parent
+    indexes, so none of those reads scans a table. Outbox sequence numbers come from a counter
+    that a rolled-back unit of work does not rewind (like a SQL sequence).
 
     .. versionadded:: 0.1
     """
@@ -39,13 +93,26 @@ class MemoryStore:
         self._lock = threading.RLock()
         self._local = threading.local()
         self._tables: dict[type[Any], dict[str, Any]] = {kind: {} for kind in RECORD_KINDS}
+        # Every record's creation sequence number, kept across updates: it orders child
+        # indexes and puts a record whose delete is rolled back back in its place.
+        self._created: dict[type[Any], dict[str, int]] = {kind: {} for kind in RECORD_KINDS}
+        self._creation = itertools.count()
         # resource id -> sorted [(start, id)], and the longest appointment seen for it, so an
         # overlap query can start its bisection at (range start - longest).
         self._by_resource: dict[str, list[tuple[datetime, str]]] = {}
         self._longest: dict[str, timedelta] = {}
         self._by_location: dict[str, list[tuple[datetime, str]]] = {}
         self._longest_at_location: dict[str, timedelta] = {}
-        self._windows: dict[tuple[type[Any], str], dict[str, None]] = {}
+        # (kind, parent id) -> {record id: creation sequence number}: blocks and allocations by
+        # target, appointments by customer, reminders and audit entries by appointment.
+        self._children: dict[tuple[type[Any], str], dict[str, int]] = {}
+        self._idempotency: dict[tuple[str, str], str] = {}
+        # (company id, folded e-mail) -> {customer id: creation sequence number}
+        self._emails: dict[tuple[str, str], dict[str, int]] = {}
+        self._holds: _CompanyIndex[tuple[datetime, str]] = _CompanyIndex()
+        self._undelivered: _CompanyIndex[tuple[int, str]] = _CompanyIndex()
+        self._unsent: _CompanyIndex[tuple[datetime, str]] = _CompanyIndex()
+        self._event_sequence = itertools.count(1)
 
     def __repr__(self) -> str:
         return "MemoryStore()"
@@ -82,29 +149,36 @@ class MemoryStore:
             raise StoreError(f"{kind.__name__} is not a record kind slotwise stores") from None
 
     def _put(self, record: Record) -> None:
-        table = self._table(type(record))
+        kind = type(record)
+        table = self._table(kind)
         old = table.get(record.id)
         if old is not None:
             self._unindex(old)
+            sequence = self._created[kind][record.id]
+        else:
+            sequence = self._created[kind][record.id] = next(self._creation)
         table[record.id] = record
-        self._index(record)
+        self._index(record, sequence)
 
     def _remove(self, kind: type[Any], record_id: str) -> tuple[Any, int]:
-        table = self._table(kind)
-        position = list(table).index(record_id)
-        record = table.pop(record_id)
+        record = self._table(kind).pop(record_id)
         self._unindex(record)
-        return record, position
+        return record, self._created[kind].pop(record_id)
 
-    def _restore(self, record: Record, position: int) -> None:
-        table = self._table(type(record))
-        items = list(table.items())
-        items.insert(position, (record.id, record))
-        table.clear()
-        table.update(items)
-        self._index(record)
+    def _restore(self, record: Record, sequence: int) -> None:
+        kind = type(record)
+        table = self._table(kind)
+        created = self._created[kind]
+        created[record.id] = sequence
+        table[record.id] = record
+        if any(created[other] > sequence for other in table if other != record.id):
+            # Put it back in its creation place (only rollbacks of deletes get here).
+            items = sorted(table.items(), key=lambda item: created[item[0]])
+            table.clear()
+            table.update(items)
+        self._index(record, sequence)
 
-    def _index(self, record: Record) -> None:
+    def _index(self, record: Record, sequence: int) -> None:
         if isinstance(record, Appointment):
             span = record.end - record.start
             entry = (record.start, record.id)
@@ -115,8 +189,23 @@ class MemoryStore:
             self._longest_at_location[record.location_id] = max(
                 self._longest_at_location.get(record.location_id, span), span
             )
-        elif isinstance(record, Block | Allocation):
-            self._windows.setdefault((type(record), record.target_id), {})[record.id] = None
+            if record.idempotency_key is not None:
+                self._idempotency[(record.company_id, record.idempotency_key)] = record.id
+            if _is_hold(record):
+                assert record.hold_expires_at is not None
+                self._holds.add(record.company_id, (record.hold_expires_at, record.id))
+        elif isinstance(record, Customer):
+            if record.email is not None:
+                key = (record.company_id, record.email.strip().casefold())
+                self._emails.setdefault(key, {})[record.id] = sequence
+        elif isinstance(record, OutboxEvent):
+            if record.delivered_at is None:
+                self._undelivered.add(record.company_id, (record.sequence, record.id))
+        elif isinstance(record, QueuedReminder) and record.sent_at is None:
+            self._unsent.add(record.company_id, (record.due_at, record.id))
+        parent = _parent(record)
+        if parent is not None:
+            self._children.setdefault(parent, {})[record.id] = sequence
 
     def _unindex(self, record: Record) -> None:
         if isinstance(record, Appointment):
@@ -124,8 +213,46 @@ class MemoryStore:
             for resource_id in set(record.resource_ids):
                 _discard_sorted(self._by_resource[resource_id], entry)
             _discard_sorted(self._by_location[record.location_id], entry)
-        elif isinstance(record, Block | Allocation):
-            self._windows[(type(record), record.target_id)].pop(record.id, None)
+            key = (record.company_id, record.idempotency_key or "")
+            if record.idempotency_key is not None and self._idempotency.get(key) == record.id:
+                del self._idempotency[key]
+            if _is_hold(record):
+                assert record.hold_expires_at is not None
+                self._holds.discard(record.company_id, (record.hold_expires_at, record.id))
+        elif isinstance(record, Customer):
+            if record.email is not None:
+                key = (record.company_id, record.email.strip().casefold())
+                self._emails[key].pop(record.id, None)
+        elif isinstance(record, OutboxEvent):
+            self._undelivered.discard(record.company_id, (record.sequence, record.id))
+        elif isinstance(record, QueuedReminder):
+            self._unsent.discard(record.company_id, (record.due_at, record.id))
+        parent = _parent(record)
+        if parent is not None:
+            self._children[parent].pop(record.id, None)
+
+    def _children_of(self, kind: type[R], parent_id: str) -> list[R]:
+        members = self._children.get((kind, parent_id))
+        if not members:
+            return []
+        table = self._table(kind)
+        ordered = sorted(members.items(), key=lambda item: item[1])
+        return [table[record_id] for record_id, _ in ordered]
+
+
+def _is_hold(record: Appointment) -> bool:
+    return record.status is AppointmentStatus.INITIAL and record.hold_expires_at is not None
+
+
+def _parent(record: Record) -> tuple[type[Any], str] | None:
+    """Return the (kind, parent id) index a record belongs to, if any."""
+    if isinstance(record, Block | Allocation):
+        return (type(record), record.target_id)
+    if isinstance(record, Appointment):
+        return (Appointment, record.customer_id) if record.customer_id is not None else None
+    if isinstance(record, QueuedReminder | AuditEntry):
+        return (type(record), record.appointment_id)
+    return None
 
 
 def _discard_sorted(entries: list[tuple[datetime, str]], entry: tuple[datetime, str]) -> None:
@@ -166,15 +293,14 @@ class _MemoryReader:
     ) -> list[_Window]:
         store = self._store
         table = store._table(kind)
-        ids: set[str] = set()
-        for target_id in target_ids:
-            ids.update(store._windows.get((kind, target_id), ()))
-        found = [table[record_id] for record_id in ids]
-        order = {record_id: index for index, record_id in enumerate(table)} if found else {}
-        found.sort(key=lambda record: order[record.id])
-        return [
-            record for record in found if record.start_date <= last and record.end_date >= first
-        ]
+        found: list[tuple[int, _Window]] = []
+        for target_id in set(target_ids):
+            for record_id, sequence in store._children.get((kind, target_id), {}).items():
+                record: _Window = table[record_id]
+                if record.start_date <= last and record.end_date >= first:
+                    found.append((sequence, record))
+        found.sort(key=lambda item: item[0])
+        return [record for _, record in found]
 
     def appointments_overlapping(
         self,
@@ -210,6 +336,51 @@ class _MemoryReader:
                 index += 1
         return sorted(seen.values(), key=lambda item: (item.start, item.id))
 
+    def appointment_by_idempotency_key(self, company_id: str, key: str) -> Appointment | None:
+        store = self._store
+        record_id = store._idempotency.get((company_id, key))
+        return None if record_id is None else store._table(Appointment)[record_id]
+
+    def customer_by_email(self, company_id: str, email: str) -> Customer | None:
+        store = self._store
+        found = store._emails.get((company_id, email.strip().casefold()))
+        if not found:
+            return None
+        first = min(found.items(), key=lambda item: item[1])[0]
+        return cast(Customer, store._table(Customer)[first])
+
+    def appointments_of_customer(self, customer_id: str) -> list[Appointment]:
+        return self._store._children_of(Appointment, customer_id)
+
+    def expired_holds(
+        self, *, company_id: str | None, now: datetime, limit: int
+    ) -> list[Appointment]:
+        _check_limit(limit)
+        table = self._store._table(Appointment)
+        keys = self._store._holds.first(company_id, limit, upto=now)
+        return [table[record_id] for _, record_id in keys]
+
+    def undelivered_events(self, *, company_id: str | None, limit: int) -> list[OutboxEvent]:
+        _check_limit(limit)
+        table = self._store._table(OutboxEvent)
+        return [
+            table[record_id] for _, record_id in self._store._undelivered.first(company_id, limit)
+        ]
+
+    def reminders_due(
+        self, *, company_id: str | None, before: datetime, limit: int
+    ) -> list[QueuedReminder]:
+        _check_limit(limit)
+        table = self._store._table(QueuedReminder)
+        keys = self._store._unsent.first(company_id, limit, upto=before)
+        return [table[record_id] for _, record_id in keys]
+
+    def reminders_of(self, appointment_id: str) -> list[QueuedReminder]:
+        return self._store._children_of(QueuedReminder, appointment_id)
+
+    def audit_of(self, appointment_id: str) -> list[AuditEntry]:
+        return self._store._children_of(AuditEntry, appointment_id)
+
 
 class _MemoryTransaction(_MemoryReader):
     def __init__(self, store: MemoryStore) -> None:
@@ -221,7 +392,7 @@ class _MemoryTransaction(_MemoryReader):
         if record.id in store._table(type(record)):
             raise DuplicateRecord(kind=type(record).__name__, field="id", value=record.id)
         store._put(record)
-        self._undo.append(lambda: store._remove(type(record), record.id) and None)
+        self._undo.append(lambda: _forget(store, record))
 
     def update(self, record: Record, /) -> None:
         store = self._store
@@ -235,9 +406,16 @@ class _MemoryTransaction(_MemoryReader):
         store = self._store
         if record_id not in store._table(kind):
             raise NotFound(kind=kind.__name__, record_id=record_id)
-        record, position = store._remove(kind, record_id)
-        self._undo.append(lambda: store._restore(record, position))
+        record, sequence = store._remove(kind, record_id)
+        self._undo.append(lambda: store._restore(record, sequence))
+
+    def next_sequence(self) -> int:
+        return next(self._store._event_sequence)
 
     def rollback(self) -> None:
         while self._undo:
             self._undo.pop()()
+
+
+def _forget(store: MemoryStore, record: Record) -> None:
+    store._remove(type(record), record.id)

@@ -14,7 +14,16 @@ from contextlib import AbstractContextManager
 from datetime import date, datetime
 from typing import Protocol, TypeVar
 
-from slotwise.model import Allocation, Appointment, Block, Record
+from slotwise.model import (
+    Allocation,
+    Appointment,
+    AuditEntry,
+    Block,
+    Customer,
+    OutboxEvent,
+    QueuedReminder,
+    Record,
+)
 
 __all__ = ["R", "Reader", "Store", "Transaction"]
 
@@ -45,10 +54,12 @@ class Reader(Protocol):
         """
         Return the records of *kind* of *company_id*, in creation (first insert) order.
 
-        ``company_id`` ``None`` returns every company's records (platform-level reads only).
+        ``company_id`` ``None`` returns every company's records (platform-level reads only); a
+        company's ``company_id`` is its own ``id``.
         ``location_id`` keeps only records whose ``location_id`` equals it; it must be ``None``
-        for kinds without a ``location_id`` (companies, customers, subscriptions).
-        An update keeps a record's position; a delete removes it.
+        for kinds without a ``location_id`` (companies, locations, customers, subscriptions).
+        An update keeps a record's position; a delete removes it, and inserting its id again
+        makes a new record, placed last.
         """
         ...
 
@@ -92,10 +103,96 @@ class Reader(Protocol):
         """
         ...
 
+    def appointment_by_idempotency_key(self, company_id: str, key: str) -> Appointment | None:
+        """
+        Return the appointment of *company_id* whose ``idempotency_key`` equals *key*, or ``None``.
+
+        Keys are compared exactly (case matters). Booking keeps at most one appointment per
+        company and key (it looks the key up and inserts under the lock
+        ``"idempotency:<company id>:<key>"``); a store need not enforce it, but must answer in
+        time independent of the number of appointments (an index on company and key).
+        """
+        ...
+
+    def customer_by_email(self, company_id: str, email: str) -> Customer | None:
+        """
+        Return the customer of *company_id* whose ``email`` equals *email* ignoring case, or ``None``.
+
+        Case is ignored by ``str.casefold()`` on both sides, after stripping surrounding space
+        from *email*. When several customers match (a store need not keep addresses unique),
+        the first created is returned. The answer must not take time proportional to the
+        company's customers (an index on company and folded address).
+        """
+        ...
+
+    def appointments_of_customer(self, customer_id: str) -> list[Appointment]:
+        """
+        Return the appointments whose ``customer_id`` is *customer_id*, in any status.
+
+        Order: creation order. Used for the per-customer limits (decision 10); the cost must
+        grow with that customer's appointments, not with everyone's.
+        """
+        ...
+
+    def expired_holds(
+        self, *, company_id: str | None, now: datetime, limit: int
+    ) -> list[Appointment]:
+        """
+        Return up to *limit* IN appointments whose ``hold_expires_at`` is at or before *now*.
+
+        ``company_id`` ``None`` looks at every company. Order: by ``hold_expires_at``, then
+        ``id``. The cost must grow with *limit*, not with the appointments stored.
+
+        Raises:
+            OutOfRange: when *limit* is below 1.
+        """
+        ...
+
+    def undelivered_events(self, *, company_id: str | None, limit: int) -> list[OutboxEvent]:
+        """
+        Return up to *limit* outbox events whose ``delivered_at`` is ``None``, by ``sequence``.
+
+        ``company_id`` ``None`` looks at every company. The cost must grow with *limit*, not
+        with the delivered history.
+
+        Raises:
+            OutOfRange: when *limit* is below 1.
+        """
+        ...
+
+    def reminders_due(
+        self, *, company_id: str | None, before: datetime, limit: int
+    ) -> list[QueuedReminder]:
+        """
+        Return up to *limit* unsent reminders (``sent_at`` ``None``) due at or before *before*.
+
+        ``company_id`` ``None`` looks at every company. Order: by ``due_at``, then ``id``. The
+        cost must grow with *limit*, not with sent or later reminders.
+
+        Raises:
+            OutOfRange: when *limit* is below 1.
+        """
+        ...
+
+    def reminders_of(self, appointment_id: str) -> list[QueuedReminder]:
+        """Return the reminders of *appointment_id*, sent or not, in creation order."""
+        ...
+
+    def audit_of(self, appointment_id: str) -> list[AuditEntry]:
+        """
+        Return the audit entries of *appointment_id* in creation order.
+
+        Entries stay after the appointment itself is deleted (a deleted hold keeps its history).
+        """
+        ...
+
 
 class Transaction(Reader, Protocol):
     """
     One atomic unit of work: reads see the unit's own writes; all writes commit or none do.
+
+    A write that raises (``DuplicateRecord``, ``NotFound``) has written nothing, and the unit
+    of work stays usable: a caller may catch the error and go on.
 
     .. versionadded:: 0.1
     """
@@ -127,6 +224,21 @@ class Transaction(Reader, Protocol):
         """
         ...
 
+    def next_sequence(self) -> int:
+        """
+        Return the next outbox sequence number of this store (for ``OutboxEvent.sequence``).
+
+        Numbers are at least 1 and strictly increase in the order units of work ask for them,
+        across all units of work of the store; a number is never handed out twice, even when
+        the unit of work that asked for it rolls back (gaps are allowed). A SQL store can back
+        it with a database sequence, or with an identity column of a one-column table (insert a
+        row, read its id). A unit of work's own events are numbered in the order it appended
+        them; events of units of work running at once may interleave. Undelivered events are
+        read by status, not from a cursor, so an event committed after a higher number was
+        delivered is still found.
+        """
+        ...
+
 
 class Store(Protocol):
     """
@@ -141,12 +253,18 @@ class Store(Protocol):
     **Isolation.** Units of work naming a common lock in *locks* never interleave; a store may
     serialise more than that (``MemoryStore`` serialises every unit of work). Booking checks
     capacity and writes inside one unit of work holding the lock ``"resource:<id>"`` of each
-    resource it takes, in sorted order, so no two bookings of one resource interleave.
+    resource it takes, in sorted order, so no two bookings of one resource interleave. Other
+    lock names slotwise uses: ``"customer-email:<company id>"`` (customer e-mail uniqueness) and
+    ``"idempotency:<company id>:<key>"`` (one appointment per idempotency key).
+
+    **Outbox.** Outbox events, queued reminders and audit entries are ordinary records written
+    in the same unit of work as the change they describe, so they commit or vanish with it.
 
     **Reads.** ``with store.read() as reader:`` gives one consistent view for the block's
     duration; it never sees half of a unit of work.
 
-    Nested units of work on one store in one thread are not supported and raise ``StoreError``.
+    Nested units of work on one store in one thread are not supported and raise ``StoreError``;
+    the outer unit of work is unaffected.
 
     .. versionadded:: 0.1
     """

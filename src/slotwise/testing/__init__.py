@@ -5,7 +5,9 @@ contract suite.
 
 from __future__ import annotations
 
+from slotwise.testing.busy import StaticBusyTime as StaticBusyTime
 from slotwise.testing.clocks import ManualClock as ManualClock
 from slotwise.testing.clocks import SequentialIds as SequentialIds
+from slotwise.testing.contract import StoreContract as StoreContract
 
-__all__ = ["ManualClock", "SequentialIds"]
+__all__ = ["ManualClock", "SequentialIds", "StaticBusyTime", "StoreContract"]

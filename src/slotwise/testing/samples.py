@@ -20,6 +20,7 @@ from slotwise.model import (
     AllocationTarget,
     Appointment,
     AppointmentStatus,
+    AuditEntry,
     Block,
     BlockTarget,
     BookingWindow,
@@ -40,7 +41,10 @@ from slotwise.model import (
     Location,
     LocationSettings,
     MonthType,
+    Operation,
+    OutboxEvent,
     PhoneNumbers,
+    QueuedReminder,
     Record,
     Reminder,
     ReminderSchedule,
@@ -53,18 +57,22 @@ from slotwise.model import (
     ServiceGroup,
     ServiceScope,
     Subscription,
+    Trigger,
     WeeklyHours,
 )
 
 __all__ = [
     "sample_allocation",
     "sample_appointment",
+    "sample_audit_entry",
     "sample_block",
     "sample_calendar",
     "sample_company",
     "sample_customer",
     "sample_field_definition",
     "sample_location",
+    "sample_outbox_event",
+    "sample_queued_reminder",
     "sample_records",
     "sample_resource",
     "sample_resource_group",
@@ -87,6 +95,7 @@ _WORKDAYS = WeeklyHours(
 
 
 def _address(line1: str) -> Address:
+    """Return a full Amsterdam address starting with *line1*."""
     return Address(
         address_line1=line1,
         address_line2="2e verdieping",
@@ -476,6 +485,88 @@ def sample_appointment(
     return Appointment(**fields)
 
 
+def sample_queued_reminder(
+    *, id: str, company_id: str, location_id: str, appointment_id: str, **changes: Any
+) -> QueuedReminder:
+    """
+    Return a valid second SMS reminder of *appointment_id*, already sent.
+
+    .. versionadded:: 0.1
+    """
+    fields: dict[str, Any] = {
+        "id": id,
+        "company_id": company_id,
+        "location_id": location_id,
+        "appointment_id": appointment_id,
+        "channel": "sms",
+        "ordinal": 2,
+        "due_at": _CREATED,
+        "sent_at": _MODIFIED,
+    }
+    fields.update(changes)
+    return QueuedReminder(**fields)
+
+
+def sample_audit_entry(
+    *, id: str, company_id: str, location_id: str, appointment_id: str, **changes: Any
+) -> AuditEntry:
+    """
+    Return a valid audit entry: *appointment_id* rescheduled (BK to RE).
+
+    .. versionadded:: 0.1
+    """
+    fields: dict[str, Any] = {
+        "id": id,
+        "company_id": company_id,
+        "location_id": location_id,
+        "appointment_id": appointment_id,
+        "operation": Operation.RESCHEDULE,
+        "modified_on": _MODIFIED,
+        "modified_by": "Zoë at the front desk",
+        "status_before": AppointmentStatus.BOOKED,
+        "status_after": AppointmentStatus.RESCHEDULED,
+    }
+    fields.update(changes)
+    return AuditEntry(**fields)
+
+
+def sample_outbox_event(
+    *, id: str, company_id: str, entity_id: str, sequence: int, **changes: Any
+) -> OutboxEvent:
+    """
+    Return a valid, delivered booking event whose payload nests every JSON type.
+
+    .. versionadded:: 0.1
+    """
+    fields: dict[str, Any] = {
+        "id": id,
+        "company_id": company_id,
+        "sequence": sequence,
+        "trigger": Trigger.BOOKING_CONFIRMATION,
+        "entity_id": entity_id,
+        "payload": {
+            "appointment": {
+                "id": entity_id,
+                "name": "Åsa O'Brien — 東京",
+                "group_size": 2,
+                "fee": 49.95,
+                "confirmed": True,
+                "rescheduled_id": None,
+                "resource_ids": ["r-1", "r-2"],
+                "start": "2026-03-03T14:00:00+00:00",
+            },
+            "customer": None,
+            "resources": [{"id": "r-1", "name": "Dr. Ana Müller"}],
+            "empty": {},
+            "nothing": [],
+        },
+        "created_at": _CREATED,
+        "delivered_at": _MODIFIED,
+    }
+    fields.update(changes)
+    return OutboxEvent(**fields)
+
+
 def sample_records(
     *, company_id: str, location_id: str, prefix: str, with_company: bool = True
 ) -> list[Record]:
@@ -509,9 +600,12 @@ def sample_records(
             "subscription",
             "field",
             "appointment",
+            "reminder",
+            "audit",
+            "event",
         )
     }
-    where = {"company_id": company_id, "location_id": location_id}
+    where: dict[str, Any] = {"company_id": company_id, "location_id": location_id}
     records: list[Record] = []
     if with_company:
         records.append(sample_company(id=company_id))
@@ -553,6 +647,15 @@ def sample_records(
             start=datetime(2026, 3, 3, 14, 0, tzinfo=UTC),
             end=datetime(2026, 3, 3, 14, 45, tzinfo=UTC),
             **where,
+        ),
+        sample_queued_reminder(id=ids["reminder"], appointment_id=ids["appointment"], **where),
+        sample_audit_entry(id=ids["audit"], appointment_id=ids["appointment"], **where),
+        sample_outbox_event(
+            id=ids["event"],
+            company_id=company_id,
+            entity_id=ids["appointment"],
+            # Unique per prefix: a store may keep sequence numbers unique.
+            sequence=int.from_bytes(prefix.encode(), "big") % 1_000_000_007 + 1,
         ),
     ]
     return records

@@ -9,6 +9,7 @@ from typing import Any
 
 import attrs
 
+from slotwise.availability.busy import BusyTimeProvider, NoBusyTime
 from slotwise.clock import Clock, IdGenerator
 from slotwise.errors import NotFound, Unauthorized
 from slotwise.model import Location, Principal, Service, ServiceScope
@@ -19,12 +20,13 @@ __all__ = ["Context"]
 
 @attrs.frozen(kw_only=True)
 class Context:
-    """The store, clock, id source and principal one operation runs with."""
+    """The store, clock, id source, principal and busy-time provider one operation runs with."""
 
     store: Store
     clock: Clock
     ids: IdGenerator
     principal: Principal
+    busy_provider: BusyTimeProvider = attrs.field(factory=NoBusyTime)
 
     @property
     def company_id(self) -> str:

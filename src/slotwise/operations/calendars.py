@@ -13,8 +13,8 @@ from typing import Any, Required, TypedDict, Unpack
 import attrs
 
 from slotwise.model import Block, BlockTarget, Calendar, WeeklyHours
+from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, Page, paginate
-from slotwise.setup._context import Context
 
 from .windows import (
     WindowChanges,

@@ -15,10 +15,11 @@ from typing import Any, Required, TypedDict, Unpack
 import attrs
 
 from slotwise._time import to_utc, zone
+from slotwise.booking.outbox import append_event, customer_data
 from slotwise.errors import DuplicateRecord, FieldRequired, InvalidFormat
-from slotwise.model import Address, Company, Customer, CustomerKind, Subscription
+from slotwise.model import Address, Company, Customer, CustomerKind, Subscription, Trigger
+from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, Page, paginate
-from slotwise.setup._context import Context
 from slotwise.storage.protocol import Reader, Transaction
 
 __all__ = [
@@ -90,11 +91,7 @@ def find_customer_by_email(reader: Reader, *, company_id: str, email: str) -> Cu
 
     Meant for operations (bookings) that must look a customer up inside their own transaction.
     """
-    wanted = email.strip().casefold()
-    for customer in reader.find(Customer, company_id=company_id):
-        if customer.email is not None and customer.email.casefold() == wanted:
-            return customer
-    return None
+    return reader.customer_by_email(company_id, email)
 
 
 def customer_email_lock(company_id: str, /) -> str:
@@ -123,7 +120,21 @@ def add_customer(ctx: Context, tx: Transaction, fields: CustomerFields) -> Custo
     _check_timezone(customer)
     _check_email_free(tx, customer)
     tx.insert(customer)
+    _customer_event(ctx, tx, customer, Trigger.CUSTOMER_CREATED)
     return customer
+
+
+def _customer_event(ctx: Context, tx: Transaction, customer: Customer, trigger: Trigger) -> None:
+    # Decision 27: the event joins the change's own unit of work.
+    append_event(
+        tx,
+        ids=ctx.ids,
+        now=ctx.clock.now(),
+        company_id=customer.company_id,
+        trigger=trigger,
+        entity_id=customer.id,
+        payload={"customer": customer_data(customer)},
+    )
 
 
 def _check_timezone(customer: Customer) -> None:
@@ -202,6 +213,7 @@ class CustomerOperations:
             _check_timezone(updated)
             _check_email_free(tx, updated)
             tx.update(updated)
+            _customer_event(ctx, tx, updated, Trigger.CUSTOMER_UPDATED)
         return updated
 
     def list(

@@ -14,7 +14,7 @@ from types import ModuleType
 import attrs
 
 from slotwise.errors import InvalidFormat, MissingDependency, NotFound
-from slotwise.setup._context import Context
+from slotwise.operations._context import Context
 
 __all__ = ["Country", "GeographyOperations", "State"]
 

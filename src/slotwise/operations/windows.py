@@ -14,8 +14,8 @@ import attrs
 
 from slotwise.errors import NotFound
 from slotwise.model import Allocation, AllocationTarget, Block, BlockTarget, RepeatRule
+from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, Page, paginate
-from slotwise.setup._context import Context
 
 __all__ = [
     "AllocationChanges",

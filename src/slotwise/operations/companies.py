@@ -11,7 +11,7 @@ import attrs
 
 from slotwise.clock import IdGenerator
 from slotwise.model import Company
-from slotwise.setup._context import Context
+from slotwise.operations._context import Context
 from slotwise.storage.protocol import Store
 
 __all__ = ["CompanyChanges", "CompanyFields", "CompanyOperations", "create_company"]

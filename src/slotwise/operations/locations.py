@@ -25,8 +25,8 @@ from slotwise.model import (
     ServiceScope,
     SettingsScope,
 )
+from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, Page, paginate
-from slotwise.setup._context import Context
 from slotwise.storage.protocol import Reader, Transaction
 
 __all__ = ["LocationChanges", "LocationFields", "LocationOperations", "LocationSettingsEntry"]

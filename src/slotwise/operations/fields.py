@@ -15,7 +15,7 @@ import attrs
 
 from slotwise.errors import DuplicateRecord
 from slotwise.model import FieldDefinition, FieldKind, FieldType
-from slotwise.setup._context import Context
+from slotwise.operations._context import Context
 from slotwise.storage.protocol import Reader
 
 __all__ = [

@@ -34,8 +34,8 @@ from slotwise.model import (
     WeeklyHours,
 )
 from slotwise.model.catalog import SERVICE_NAME_CREATE_MAX
+from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, Page, paginate
-from slotwise.setup._context import Context
 from slotwise.storage.protocol import Reader
 
 from .locations import services_at

@@ -15,6 +15,7 @@ from typing import Any, Literal, Required, TypedDict, Unpack
 import attrs
 
 from slotwise._time import available_zone_names, utc_offset_minutes, zone
+from slotwise.booking.outbox import append_event, resource_data
 from slotwise.errors import (
     FieldRequired,
     InvalidChoice,
@@ -37,11 +38,12 @@ from slotwise.model import (
     ResourceOptions,
     Service,
     ServiceScope,
+    Trigger,
     Weekday,
     WeeklyHours,
 )
+from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, Page, paginate
-from slotwise.setup._context import Context
 from slotwise.storage.protocol import Reader, Transaction
 
 from .windows import (
@@ -205,6 +207,7 @@ class ResourceOperations:
                 id=ctx.ids.new_id(), company_id=ctx.company_id, location_id=location.id, **values
             )
             tx.insert(resource)
+            _resource_event(ctx, tx, resource, Trigger.RESOURCE_CREATED)
         return resource
 
     def update(self, resource_id: str, /, **changes: Unpack[ResourceChanges]) -> Resource:
@@ -257,6 +260,7 @@ class ResourceOperations:
             _check_group(ctx, tx, values["group_id"], resource.location_id)
         updated = attrs.evolve(resource, **values)
         tx.update(updated)
+        _resource_event(ctx, tx, updated, Trigger.RESOURCE_UPDATED)
         return updated
 
     def delete(self, resource_id: str, /) -> Resource:
@@ -277,6 +281,7 @@ class ResourceOperations:
                 return resource
             deleted = attrs.evolve(resource, deleted=True, deleted_time=ctx.clock.now())
             tx.update(deleted)
+            _resource_event(ctx, tx, deleted, Trigger.RESOURCE_UPDATED)
         return deleted
 
     def recover(self, resource_id: str, /) -> Resource:
@@ -293,6 +298,7 @@ class ResourceOperations:
                 return resource
             recovered = attrs.evolve(resource, deleted=False, deleted_time=None)
             tx.update(recovered)
+            _resource_event(ctx, tx, recovered, Trigger.RESOURCE_UPDATED)
         return recovered
 
     # -- reads ----------------------------------------------------------------------------------
@@ -446,6 +452,7 @@ class ResourceOperations:
             resource = self._live(tx, resource_id)
             updated = attrs.evolve(resource, weekly_hours=resource.weekly_hours.with_days(days))
             tx.update(updated)
+            _resource_event(self._ctx, tx, updated, Trigger.RESOURCE_UPDATED)
         return self._availability(updated)
 
     def _availability(self, resource: Resource) -> ResourceWeeklyAvailability:
@@ -651,6 +658,19 @@ class ResourceOperations:
     def _live_resource(self, resource_id: str) -> Resource:
         with self._ctx.store.read() as reader:
             return self._live(reader, resource_id)
+
+
+def _resource_event(ctx: Context, tx: Transaction, resource: Resource, trigger: Trigger) -> None:
+    # Decision 27: the event joins the change's own unit of work.
+    append_event(
+        tx,
+        ids=ctx.ids,
+        now=ctx.clock.now(),
+        company_id=resource.company_id,
+        trigger=trigger,
+        entity_id=resource.id,
+        payload={"resource": resource_data(resource)},
+    )
 
 
 def _check_keys(values: Mapping[str, object], allowed: frozenset[str], operation: str) -> None:

@@ -1,0 +1,1 @@
+"""The deterministic availability calculator: a pure function of (snapshot, query, now)."""

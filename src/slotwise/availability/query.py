@@ -1,0 +1,104 @@
+"""
+What an availability search asks for (spec: Consumer interface: availability).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import attrs
+
+from slotwise.errors import InconsistentFields, InvalidDateRange
+from slotwise.model._checks import (
+    check_bool,
+    check_hhmm,
+    check_int,
+    check_optional_zone,
+    str_tuple,
+)
+from slotwise.model.catalog import RoundRobin
+
+__all__ = ["AvailabilityQuery"]
+
+MAX_TZ_OFFSET = 14 * 60
+
+
+def _resource_ids(value: object) -> tuple[str, ...]:
+    # The spec sends resourceIds as one comma-separated string; Python callers pass a sequence.
+    if isinstance(value, str):
+        return tuple(part.strip() for part in value.split(",") if part.strip())
+    return str_tuple(value, field="resource_ids")  # type: ignore[arg-type]
+
+
+def _check_query(instance: AvailabilityQuery, _attribute: object, _value: object) -> None:
+    if instance.start_date > instance.end_date:
+        raise InvalidDateRange(field="start_date", start=instance.start_date, end=instance.end_date)
+    if instance.tz_offset is not None and instance.timezone_name is not None:
+        raise InconsistentFields("give tz_offset or timezone_name, not both", field="tz_offset")
+    if (
+        instance.start_time is not None
+        and instance.end_time is not None
+        and instance.start_time >= instance.end_time
+    ):
+        raise InconsistentFields(
+            f"start_time ({instance.start_time}) must be less than end_time ({instance.end_time})",
+            field="start_time",
+        )
+    if instance.first_day_available and instance.day_availability is None:
+        raise InconsistentFields(
+            "first_day_available works only with day_availability", field="first_day_available"
+        )
+
+
+@attrs.frozen(kw_only=True)
+class AvailabilityQuery:
+    """
+    One availability search for a service over the dates ``start_date``..``end_date`` (inclusive).
+
+    Dates are calendar dates in the location's zone. ``start_time``/``end_time`` (HHMM) narrow
+    each day's search window (default: business hours). ``resource_id``, ``resource_ids`` (all
+    must be free) and ``resource_group_id`` narrow the candidates. ``duration`` is a customer's
+    chosen length (``duration_select`` services only, decision 16). ``interval`` overrides the
+    slot step. Output times use ``tz_offset`` (minutes east of UTC) or ``timezone_name``, else
+    the location's zone. ``round_robin`` overrides the service's setting.
+
+    .. versionadded:: 0.1
+    """
+
+    service_id: str
+    start_date: date
+    end_date: date
+    location_id: str | None = None
+    resource_id: str | None = None
+    resource_ids: tuple[str, ...] = attrs.field(default=(), converter=_resource_ids)
+    resource_group_id: str | None = None
+    start_time: int | None = attrs.field(
+        default=None, validator=attrs.validators.optional(check_hhmm)
+    )
+    end_time: int | None = attrs.field(
+        default=None, validator=attrs.validators.optional(check_hhmm)
+    )
+    duration: int | None = attrs.field(
+        default=None, validator=check_int(low=1, high=10_080, optional=True)
+    )
+    interval: int | None = attrs.field(
+        default=None, validator=check_int(low=1, high=1440, optional=True)
+    )
+    tz_offset: int | None = attrs.field(
+        default=None, validator=check_int(low=-MAX_TZ_OFFSET, high=MAX_TZ_OFFSET, optional=True)
+    )
+    timezone_name: str | None = attrs.field(default=None, validator=check_optional_zone)
+    day_availability: int | None = attrs.field(
+        default=None, validator=check_int(low=1, high=366, optional=True)
+    )
+    first_day_available: bool = attrs.field(default=False, validator=check_bool)
+    round_robin: RoundRobin | None = None
+    skip_time_past_unavailability: bool = attrs.field(
+        default=False, validator=[check_bool, _check_query]
+    )
+
+    @property
+    def named_resources(self) -> tuple[str, ...]:
+        """Return every resource the query names (``resource_id`` then ``resource_ids``)."""
+        named = (self.resource_id,) if self.resource_id else ()
+        return named + tuple(rid for rid in self.resource_ids if rid != self.resource_id)

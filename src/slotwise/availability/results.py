@@ -1,0 +1,177 @@
+"""
+What an availability search returns: available times, days and unavailable times.
+
+Field names follow the spec's response elements in snake_case (decisions 14 and 15).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+import attrs
+
+from slotwise.model._enum import SpecEnum
+
+__all__ = [
+    "AvailableTimes",
+    "Day",
+    "DayAvailability",
+    "Reason",
+    "Slot",
+    "UnavailableTime",
+    "UnavailableTimes",
+]
+
+
+class Reason(SpecEnum):
+    """
+    Why a stretch of time is not bookable (decision 15), valued by its code.
+
+    .. versionadded:: 0.1
+    """
+
+    TIME_PAST = "TP"
+    BEYOND_BOOK_AHEAD = "BA"
+    CLOSED = "CL"
+    HOLIDAY = "HO"
+    OUTSIDE_SERVICE_HOURS = "SH"
+    OUTSIDE_RESOURCE_HOURS = "RH"
+    CALENDAR_BLOCK = "CB"
+    SERVICE_BLOCK = "SB"
+    RESOURCE_BLOCK = "RB"
+    NO_ALLOCATION = "AL"
+    FULLY_BOOKED = "BK"
+    DAILY_LIMIT = "DL"
+    EXTERNAL_BUSY = "EB"
+    """Busy in the resource's external calendar (slotwise's own code)."""
+
+
+@attrs.frozen(kw_only=True)
+class Slot:
+    """
+    One bookable time (an element of ``availableTimes``).
+
+    ``start``/``end`` carry the requested zone; ``date``, ``time`` (HHMM) and ``display_time``
+    are wall values in that zone.
+
+    .. versionadded:: 0.1
+    """
+
+    start: datetime
+    end: datetime
+    date: date
+    time: int
+    display_time: str
+    duration: int
+    allowable_bookings: int
+    available_bookings: int
+    allowable_capacity: int
+    available_capacity: int
+    resource_id: str | None
+    resource_ids: tuple[str, ...]
+    travel_time_mins: int = 0
+    travel_appointment_id: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class AvailableTimes:
+    """
+    The available-times response: header fields and the slots, sorted by start then resource.
+
+    ``tz_requested`` is the requested offset in minutes (``None`` when the location's zone
+    was used).
+
+    .. versionadded:: 0.1
+    """
+
+    business_name: str
+    location_id: str
+    service_id: str
+    service_name: str
+    service_description: str | None
+    service_duration: int
+    start_date: date
+    end_date: date
+    resource_id: str | None
+    resource_ids: tuple[str, ...]
+    resource_name: str | None
+    resource_description: str | None
+    calendar_id: str
+    calendar_resource_group_id: str | None
+    tz_requested: int | None
+    first_available_date: date | None
+    available_days: tuple[Day, ...]
+    available_times: tuple[Slot, ...]
+    object: str = "availableTimes"
+
+
+@attrs.frozen(kw_only=True)
+class Day:
+    """
+    One date of day availability (decision 14).
+
+    ``available``: at least one slot is bookable; ``closed``: the location is closed all day.
+    ``booking_count``/``booking_limit`` sum active bookings and limits over the day's resources.
+
+    .. versionadded:: 0.1
+    """
+
+    date: date
+    available: bool
+    closed: bool
+    reason: str | None
+    reason_code: Reason | None
+    booking_count: int
+    booking_limit: int
+
+
+@attrs.frozen(kw_only=True)
+class DayAvailability:
+    """
+    The day-availability response.
+
+    .. versionadded:: 0.1
+    """
+
+    service_id: str
+    service_name: str
+    service_description: str | None
+    resource_id: str | None
+    resource_name: str | None
+    resource_description: str | None
+    tz_requested: int | None
+    first_available_date: date | None
+    available_days: tuple[Day, ...]
+    object: str = "dayAvailability"
+
+
+@attrs.frozen(kw_only=True)
+class UnavailableTime:
+    """
+    One contiguous stretch of non-bookable time of one resource, with one cause (decision 15).
+
+    .. versionadded:: 0.1
+    """
+
+    date: date
+    from_time: int
+    to_time: int
+    start: datetime
+    end: datetime
+    reason: str
+    reason_code: Reason
+    entity_type: str | None
+    entity_id: str | None
+    resource_id: str | None
+
+
+@attrs.frozen(kw_only=True)
+class UnavailableTimes:
+    """
+    The unavailable-times response.
+
+    .. versionadded:: 0.1
+    """
+
+    unavailable_times: tuple[UnavailableTime, ...]
+    object: str = "unavailableTimes"

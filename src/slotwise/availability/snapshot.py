@@ -1,0 +1,252 @@
+"""
+Everything one availability query needs, read from a store once.
+
+The calculator is a pure function of (snapshot, query, now): it never reads a store or a clock.
+:func:`read_snapshot` is the one place where the store is read for a query; it takes a
+:class:`~slotwise.storage.protocol.Reader` and records whose tenant was already checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import date, datetime, timedelta
+from types import MappingProxyType
+from typing import Any
+
+import attrs
+
+from slotwise._time import MINUTES_PER_DAY, wall_to_instant, zone
+from slotwise.errors import InvalidReference, NotFound
+from slotwise.model import (
+    Allocation,
+    Appointment,
+    Block,
+    Calendar,
+    Company,
+    Location,
+    LocationSettings,
+    Resource,
+    Service,
+    ServiceScope,
+)
+from slotwise.storage.protocol import Reader
+
+from .busy import BusyIntervals, BusyTimeProvider, fetch_busy_time
+from .query import AvailabilityQuery
+
+__all__ = [
+    "Snapshot",
+    "appointment_range",
+    "candidate_resources",
+    "read_snapshot",
+    "searched_dates",
+]
+
+# Appointments are read this far beyond the searched days: a slot's padding (at most a day, see
+# Service.padding) and an appointment's padding both reach at most one day across a day's edge.
+_MARGIN = timedelta(days=1)
+
+
+def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return MappingProxyType(dict(value or {}))
+
+
+def _resources(value: Iterable[Resource]) -> tuple[Resource, ...]:
+    return tuple(value)
+
+
+def _blocks(value: Iterable[Block]) -> tuple[Block, ...]:
+    return tuple(value)
+
+
+def _allocations(value: Iterable[Allocation]) -> tuple[Allocation, ...]:
+    return tuple(value)
+
+
+def _appointments(value: Iterable[Appointment]) -> tuple[Appointment, ...]:
+    return tuple(value)
+
+
+def _default_settings(snapshot: Snapshot) -> LocationSettings:
+    return snapshot.location.settings
+
+
+@attrs.frozen(kw_only=True)
+class Snapshot:
+    """
+    The records one availability query reads, as they were at one consistent moment.
+
+    ``resources`` are the candidate resources (the calculator filters them again: deleted
+    resources, resources of another location or not taking the service are never offered).
+    ``blocks`` and ``allocations`` are those of the calendar, the service and the candidates whose
+    date range touches the searched dates (deleted blocks may be included; they are ignored).
+    ``appointments`` are those of the candidates overlapping the searched days (padded by a day),
+    in any status: the calculator decides which are active at ``now`` (decision 8).
+    ``paddings`` gives the padding of the services of appointments booked for *another* service
+    (an appointment occupies ``[start, end + its service's padding)``, decision 7; unknown
+    services pad 0). ``busy`` holds external busy intervals by resource id (aware UTC pairs).
+    ``settings`` defaults to the location's own settings.
+
+    .. versionadded:: 0.1
+    """
+
+    company: Company
+    location: Location
+    calendar: Calendar
+    service: Service
+    resources: tuple[Resource, ...] = attrs.field(converter=_resources)
+    settings: LocationSettings = attrs.field(
+        default=attrs.Factory(_default_settings, takes_self=True)
+    )
+    blocks: tuple[Block, ...] = attrs.field(default=(), converter=_blocks)
+    allocations: tuple[Allocation, ...] = attrs.field(default=(), converter=_allocations)
+    appointments: tuple[Appointment, ...] = attrs.field(default=(), converter=_appointments)
+    paddings: Mapping[str, int] = attrs.field(factory=dict, converter=_frozen_mapping, hash=False)
+    busy: Mapping[str, BusyIntervals] = attrs.field(
+        factory=dict, converter=_frozen_mapping, hash=False
+    )
+
+
+def searched_dates(query: AvailabilityQuery) -> tuple[date, date]:
+    """
+    Return the first and last location dates a query looks at.
+
+    That is ``start_date``..``end_date``, extended to ``start_date + day_availability - 1`` when
+    the query asks for more days of day availability than its date range holds (spec rule 3).
+    """
+    last = query.end_date
+    if query.day_availability is not None:
+        last = max(last, query.start_date + timedelta(days=query.day_availability - 1))
+    return query.start_date, last
+
+
+def appointment_range(location: Location, first: date, last: date) -> tuple[datetime, datetime]:
+    """Return the instants between which appointments (and busy time) matter for the dates."""
+    tz = zone(location.timezone)
+    start = wall_to_instant(first, 0, tz, edge="start")
+    end = wall_to_instant(last, MINUTES_PER_DAY, tz, edge="end")
+    return start - _MARGIN, end + _MARGIN
+
+
+def candidate_resources(
+    reader: Reader, query: AvailabilityQuery, *, location: Location, service: Service
+) -> list[Resource]:
+    """
+    Return the resources a query without named resources may offer, ordered by sort key then id.
+
+    Resources of the location that are not deleted, take the service (decision 13: no linked
+    services means every service) and, with ``resource_group_id``, belong to that group.
+    """
+    found = [
+        resource
+        for resource in reader.find(
+            Resource, company_id=location.company_id, location_id=location.id
+        )
+        if resource.takes_service(service.id)
+        and (query.resource_group_id is None or resource.group_id == query.resource_group_id)
+    ]
+    found.sort(key=lambda resource: (resource.options.sort_key, resource.id))
+    return found
+
+
+def read_snapshot(
+    reader: Reader,
+    query: AvailabilityQuery,
+    *,
+    location: Location,
+    settings: LocationSettings,
+    service: Service,
+    named_resources: Sequence[Resource] = (),
+    busy_provider: BusyTimeProvider | None = None,
+    exclude_appointment_id: str | None = None,
+) -> Snapshot:
+    """
+    Read everything *query* needs at *location* for *service*.
+
+    The caller has already checked that the principal may use *location*, *service* and each of
+    *named_resources* (the resources the query names, in the query's order). The reads are
+    range reads: blocks and allocations touching the searched dates, appointments overlapping the
+    searched days; their cost does not grow with history outside the range.
+
+    Args:
+        reader: one consistent view of the store.
+        query: the availability query.
+        location: the location searched.
+        settings: the settings in force at *location* (its own or the company's).
+        service: the service searched.
+        named_resources: the resources the query names; without any, every resource of the
+            location taking the service is a candidate.
+        busy_provider: when given, asked for the external busy time of the candidates. Host
+            code that holds a store lock while reading should leave it out and call
+            :func:`~slotwise.availability.busy.fetch_busy_time` after the read instead.
+        exclude_appointment_id: an appointment left out of the snapshot (a reschedule does not
+            count the appointment being moved against itself, decision 23).
+
+    Returns:
+        The snapshot.
+
+    Raises:
+        InvalidReference: when the service is not offered at *location*, or a named resource
+            works at another location.
+        NotFound: when the location's company or primary calendar is missing.
+    """
+    if service.location_id != location.id and service.scope is not ServiceScope.COMPANY:
+        raise InvalidReference(
+            f"service {service.id!r} is not offered at location {location.id!r}",
+            field="service_id",
+        )
+    for resource in named_resources:
+        if resource.location_id != location.id:
+            raise InvalidReference(
+                f"resource {resource.id!r} does not work at location {location.id!r}",
+                field="resource_id",
+            )
+    company = reader.get(Company, location.company_id)
+    if company is None:
+        raise NotFound(kind="Company", record_id=location.company_id)
+    calendar_id = location.primary_calendar_id or ""
+    calendar = reader.get(Calendar, calendar_id)
+    if calendar is None:
+        raise NotFound(kind="Calendar", record_id=calendar_id)
+    if named_resources:
+        resources = list(named_resources)
+    else:
+        resources = candidate_resources(reader, query, location=location, service=service)
+    first, last = searched_dates(query)
+    resource_ids = [resource.id for resource in resources]
+    blocks = reader.blocks_touching(
+        target_ids=[calendar.id, service.id, *resource_ids], first=first, last=last
+    )
+    allocations = reader.allocations_touching(
+        target_ids=[service.id, *resource_ids], first=first, last=last
+    )
+    start, end = appointment_range(location, first, last)
+    appointments: list[Appointment] = []
+    if resource_ids:
+        appointments = [
+            appointment
+            for appointment in reader.appointments_overlapping(
+                location_id=location.id, resource_ids=resource_ids, start=start, end=end
+            )
+            if appointment.id != exclude_appointment_id
+        ]
+    paddings: dict[str, int] = {}
+    for service_id in {appointment.service_id for appointment in appointments} - {service.id}:
+        other = reader.get(Service, service_id)
+        paddings[service_id] = other.padding if other is not None else 0
+    busy = (
+        fetch_busy_time(busy_provider, resources, start, end) if busy_provider is not None else {}
+    )
+    return Snapshot(
+        company=company,
+        location=location,
+        settings=settings,
+        calendar=calendar,
+        service=service,
+        resources=tuple(resources),
+        blocks=tuple(blocks),
+        allocations=tuple(allocations),
+        appointments=tuple(appointments),
+        paddings=paddings,
+        busy=busy,
+    )

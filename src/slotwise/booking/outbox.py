@@ -1,0 +1,119 @@
+"""
+Appending events to the outbox inside a unit of work (decision 27), and their JSON payloads.
+
+Used by the appointment operations and by the customer and resource setup operations, always
+with the transaction of the change itself, so an event commits or vanishes with its change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from slotwise.clock import IdGenerator
+from slotwise.model import (
+    Appointment,
+    Customer,
+    OutboxEvent,
+    QueuedReminder,
+    Resource,
+    Trigger,
+    to_json_data,
+)
+from slotwise.storage.protocol import Transaction
+
+__all__ = [
+    "append_event",
+    "appointment_payload",
+    "customer_data",
+    "resource_data",
+]
+
+
+def _appointment_data(appointment: Appointment) -> dict[str, Any]:
+    data: dict[str, Any] = dict(to_json_data(appointment))
+    # The fingerprint is slotwise's own bookkeeping, not appointment data.
+    del data["idempotency_fingerprint"]
+    data["resource_id"] = appointment.resource_id
+    data["duration"] = appointment.duration_minutes
+    return data
+
+
+def customer_data(customer: Customer) -> Mapping[str, Any]:
+    """Return a customer as read-only event data (every field)."""
+    data: Mapping[str, Any] = to_json_data(customer)
+    return data
+
+
+def resource_data(resource: Resource) -> Mapping[str, Any]:
+    """Return a resource as read-only event data (every field)."""
+    data: Mapping[str, Any] = to_json_data(resource)
+    return data
+
+
+def _resource_summary(resource: Resource) -> dict[str, Any]:
+    # Appointment events carry who is booked, not the resource's whole setup record.
+    return {
+        "id": resource.id,
+        "name": resource.name,
+        "email": resource.email,
+        "description": resource.description,
+        "timezone": resource.timezone,
+    }
+
+
+def appointment_payload(
+    appointment: Appointment,
+    *,
+    customer: Customer | None,
+    resources: Iterable[Resource],
+    previous: Appointment | None = None,
+    reminder: QueuedReminder | None = None,
+) -> dict[str, Any]:
+    """
+    Return the payload of an appointment event.
+
+    ``{"appointment": ..., "customer": ... or None, "resources": [...]}``, plus
+    ``"previous_appointment"`` for a reschedule (the old record) and ``"reminder"`` for a
+    reminder event.
+    """
+    payload: dict[str, Any] = {
+        "appointment": _appointment_data(appointment),
+        "customer": customer_data(customer) if customer is not None else None,
+        "resources": [_resource_summary(resource) for resource in resources],
+    }
+    if previous is not None:
+        payload["previous_appointment"] = _appointment_data(previous)
+    if reminder is not None:
+        payload["reminder"] = to_json_data(reminder)
+    return payload
+
+
+def append_event(
+    tx: Transaction,
+    *,
+    ids: IdGenerator,
+    now: datetime,
+    company_id: str,
+    trigger: Trigger,
+    entity_id: str,
+    payload: Mapping[str, Any],
+) -> OutboxEvent:
+    """
+    Insert one outbox event in *tx*, numbered by ``tx.next_sequence()``.
+
+    Call it after every check of the unit of work passed, so a refused operation takes no
+    sequence number.
+    """
+    event = OutboxEvent(
+        id=ids.new_id(),
+        company_id=company_id,
+        sequence=tx.next_sequence(),
+        trigger=trigger,
+        entity_id=entity_id,
+        payload=payload,
+        created_at=now,
+    )
+    tx.insert(event)
+    return event

@@ -1,0 +1,313 @@
+"""
+What appointment changes leave behind: outbox events, queued reminders and audit entries.
+
+All three are plain records a store keeps next to the appointments, written in the same unit of
+work as the change they describe (decision 27), so an event is never lost and never sent for a
+change that did not commit.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Iterable, Mapping
+from datetime import date, datetime
+from typing import Any, Literal, NoReturn
+
+import attrs
+
+from slotwise.errors import InvalidFormat
+
+from ._checks import as_utc, check_aware, check_choice, check_int, check_text, to_enum
+from ._enum import SpecEnum
+from .appointments import AppointmentStatus
+
+__all__ = [
+    "AuditEntry",
+    "FrozenJSON",
+    "Operation",
+    "OutboxEvent",
+    "QueuedReminder",
+    "ReminderChannel",
+    "Trigger",
+    "freeze_json",
+    "to_json_data",
+]
+
+
+class Trigger(SpecEnum):
+    """
+    The kind of an outbox event, valued by its webhook trigger name (decision 27).
+
+    .. versionadded:: 0.1
+    """
+
+    BOOKING_CONFIRMATION = "BookingConfirmation"
+    """An appointment became booked: created with BK, a hold booked, a reservation confirmed."""
+    RESCHEDULE_CONFIRMATION = "RescheduleConfirmation"
+    CANCEL_RESERVATION_CONFIRMATION = "CancelReservationConfirmation"
+    CUSTOMER_CREATED = "CustomerCreated"
+    CUSTOMER_UPDATED = "CustomerUpdated"
+    RESOURCE_CREATED = "ResourceCreated"
+    RESOURCE_UPDATED = "ResourceUpdated"
+    EMAIL_REMINDER = "EmailReminder"
+    SMS_REMINDER = "SmsReminder"
+
+
+class Operation(SpecEnum):
+    """
+    What was done to an appointment: the columns of the transition table.
+
+    ``slotwise.booking.transitions`` maps ``(status, operation)`` to the next status; audit
+    entries record the operation by this value.
+
+    .. versionadded:: 0.1
+    """
+
+    CREATE_HOLD = "create_hold"
+    """Create without ``complete_booking`` (or with ``IN``): a hold (decision 19)."""
+    CREATE_BOOKED = "create_booked"
+    """Create with ``complete_booking="BK"``."""
+    CREATE_RESERVED = "create_reserved"
+    """Create with ``complete_booking="RS"``."""
+    BOOK = "book"
+    RESERVE = "reserve"
+    CONFIRM = "confirm"
+    UNDO_CONFIRM = "undo_confirm"
+    CANCEL = "cancel"
+    RESCHEDULE = "reschedule"
+    """Moves a booked appointment: the old record becomes RE, a new BK record is created."""
+    NO_SHOW = "no_show"
+    DELETE = "delete"
+    EXPIRE = "expire"
+    """The sweep deleting a hold whose timer ran out."""
+
+
+ReminderChannel = Literal["email", "sms"]
+"""How a reminder reaches the customer."""
+
+
+# -- JSON-ready, read-only payloads ------------------------------------------------------------
+
+
+class FrozenJSON(dict[str, Any]):
+    """
+    A read-only ``dict`` of JSON-ready values.
+
+    It is a ``dict`` so ``json.dumps`` writes it as an object and it compares equal to a plain
+    dict with the same items; every mutating method raises ``TypeError``. Build one with
+    :func:`freeze_json`, which also freezes what it holds.
+
+    .. versionadded:: 0.1
+    """
+
+    __slots__ = ()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Whatever a caller passes is frozen on the way in, so every FrozenJSON is read-only
+        # all the way down (freeze_json relies on it and returns one as it is).
+        super().__init__()
+        items = dict(*args, **kwargs)
+        for key in items:
+            if not isinstance(key, str):
+                raise InvalidFormat(field="payload", expected="string keys", value=key)
+        dict.update(self, {key: freeze_json(item) for key, item in items.items()})
+
+    def _refuse(self, *_args: object, **_kwargs: object) -> NoReturn:
+        raise TypeError("FrozenJSON is read-only")
+
+    __setitem__ = _refuse
+    __delitem__ = _refuse
+    __ior__ = _refuse
+    clear = _refuse
+    pop = _refuse
+    popitem = _refuse
+    setdefault = _refuse
+    update = _refuse
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(sorted(self.items(), key=lambda item: item[0])))
+
+    def __repr__(self) -> str:
+        # A dict literal: valid Python that freeze_json turns back into an equal value.
+        return dict.__repr__(self)
+
+    def __copy__(self) -> FrozenJSON:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> FrozenJSON:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (freeze_json, (dict(self),))
+
+
+_PLAIN = (str, bool, int, type(None))
+
+
+def freeze_json(value: object, *, field: str = "payload") -> Any:
+    """
+    Return *value* as read-only JSON-ready data.
+
+    Mappings become :class:`FrozenJSON` (keys must be strings), lists and tuples become tuples;
+    strings, integers, finite floats, booleans and ``None`` stay as they are. A
+    :class:`FrozenJSON` is returned as it is (it is frozen all the way down).
+
+    Raises:
+        InvalidFormat: for any other value (a datetime, a set, a NaN), naming *field*.
+
+    .. versionadded:: 0.1
+    """
+    kind = type(value)
+    if kind in _PLAIN or kind is FrozenJSON:
+        return value
+    if kind is float or isinstance(value, float):
+        if not math.isfinite(value):  # type: ignore[arg-type]
+            raise InvalidFormat(field=field, expected="a finite number", value=value)
+        return value
+    if isinstance(value, str | bool | int):
+        return value
+    if isinstance(value, Mapping):
+        frozen = FrozenJSON()
+        for key in value:
+            if not isinstance(key, str):
+                raise InvalidFormat(field=field, expected="string keys", value=key)
+        dict.update(frozen, {key: freeze_json(item, field=field) for key, item in value.items()})
+        return frozen
+    if isinstance(value, list | tuple):
+        return tuple([freeze_json(item, field=field) for item in value])
+    raise InvalidFormat(field=field, expected="JSON-ready data", value=value)
+
+
+_FIELD_NAMES: dict[type[Any], tuple[str, ...]] = {}
+
+
+def _trusted(items: dict[str, Any]) -> FrozenJSON:
+    # Values are already frozen: skip FrozenJSON.__init__'s second walk.
+    frozen = FrozenJSON.__new__(FrozenJSON)
+    dict.update(frozen, items)
+    return frozen
+
+
+def to_json_data(value: object) -> Any:
+    """
+    Return *value* as read-only JSON-ready data (what :func:`freeze_json` accepts and keeps).
+
+    attrs records become :class:`FrozenJSON` objects of all their fields, datetimes and dates
+    ISO 8601 text, enums their values, mappings :class:`FrozenJSON`, other iterables tuples;
+    anything else its ``str()``.
+
+    .. versionadded:: 0.1
+    """
+    kind = type(value)
+    if kind in _PLAIN or kind is float or kind is FrozenJSON:
+        return value
+    if kind is datetime or isinstance(value, datetime | date):
+        return value.isoformat()  # type: ignore[attr-defined]
+    if isinstance(value, enum.Enum):
+        return to_json_data(value.value)
+    if attrs.has(kind):
+        names = _FIELD_NAMES.get(kind)
+        if names is None:
+            names = _FIELD_NAMES[kind] = tuple(field.name for field in attrs.fields(kind))
+        return _trusted({name: to_json_data(getattr(value, name)) for name in names})
+    if isinstance(value, Mapping):
+        return _trusted({str(key): to_json_data(item) for key, item in value.items()})
+    if isinstance(value, str | bool | int | float):
+        return freeze_json(value)
+    if isinstance(value, Iterable):
+        return tuple([to_json_data(item) for item in value])
+    return str(value)
+
+
+def _payload(value: Mapping[str, Any] | None) -> FrozenJSON:
+    frozen = freeze_json(value or {})
+    if not isinstance(frozen, FrozenJSON):
+        raise InvalidFormat(field="payload", expected="a mapping", value=value)
+    return frozen
+
+
+def _to_trigger(value: object) -> Trigger:
+    return to_enum(Trigger, value, field="trigger")
+
+
+def _to_operation(value: object) -> Operation:
+    return to_enum(Operation, value, field="operation")
+
+
+def _to_optional_status(value: object) -> AppointmentStatus | None:
+    return None if value is None else to_enum(AppointmentStatus, value, field="status")
+
+
+@attrs.frozen(kw_only=True)
+class OutboxEvent:
+    """
+    One event waiting for (or done with) delivery to the company's webhooks (decision 27).
+
+    ``sequence`` orders a store's events: strictly increasing in the order units of work asked
+    for them (``Transaction.next_sequence()``), with gaps where a unit of work rolled back.
+    ``entity_id`` is the appointment, customer or resource the event is about. ``payload`` is
+    read-only JSON-ready data (see :func:`freeze_json`). ``delivered_at`` is ``None`` until the
+    host marks the event delivered.
+
+    .. versionadded:: 0.1
+    """
+
+    id: str
+    company_id: str
+    sequence: int = attrs.field(validator=check_int(low=1))
+    trigger: Trigger = attrs.field(converter=_to_trigger)
+    entity_id: str
+    payload: Mapping[str, Any] = attrs.field(factory=dict, converter=_payload, hash=False)
+    created_at: datetime = attrs.field(converter=as_utc, validator=check_aware)
+    delivered_at: datetime | None = attrs.field(
+        default=None, converter=as_utc, validator=check_aware
+    )
+
+
+@attrs.frozen(kw_only=True)
+class QueuedReminder:
+    """
+    One reminder to send before an appointment (decision 28).
+
+    ``ordinal`` 1 is the first reminder of its channel, 2 the second. ``due_at`` is the
+    appointment's start minus the reminder's lead time (UTC). ``sent_at`` is ``None`` until the
+    host marks it sent.
+
+    .. versionadded:: 0.1
+    """
+
+    id: str
+    company_id: str
+    location_id: str
+    appointment_id: str
+    channel: ReminderChannel = attrs.field(validator=check_choice("email", "sms"))
+    ordinal: int = attrs.field(validator=check_choice(1, 2))
+    due_at: datetime = attrs.field(converter=as_utc, validator=check_aware)
+    sent_at: datetime | None = attrs.field(default=None, converter=as_utc, validator=check_aware)
+
+
+@attrs.frozen(kw_only=True)
+class AuditEntry:
+    """
+    One change of one appointment: who did what, when, and the status before and after.
+
+    ``status_before`` is ``None`` for a new record; ``status_after`` is ``None`` when the change
+    deleted the record. ``modified_by`` is the principal's ``user`` (``None`` when unnamed).
+
+    .. versionadded:: 0.1
+    """
+
+    id: str
+    company_id: str
+    location_id: str
+    appointment_id: str
+    operation: Operation = attrs.field(converter=_to_operation)
+    modified_on: datetime = attrs.field(converter=as_utc, validator=check_aware)
+    modified_by: str | None = attrs.field(default=None, validator=check_text(max_len=255))
+    status_before: AppointmentStatus | None = attrs.field(
+        default=None, converter=_to_optional_status
+    )
+    status_after: AppointmentStatus | None = attrs.field(
+        default=None, converter=_to_optional_status
+    )

@@ -1,0 +1,244 @@
+"""
+Availability operations: available times, day availability, unavailable times and reschedule
+availability (spec: Consumer interface: availability).
+
+Each call reads one :class:`~slotwise.availability.snapshot.Snapshot` inside one
+``store.read()``, asks the host's busy-time provider outside that read, takes ``now`` from the
+clock once and hands all three to the pure calculator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, datetime
+from typing import Any, TypedDict, Unpack
+
+import attrs
+
+from slotwise.availability.busy import fetch_busy_time
+from slotwise.availability.calculator import available_times, day_availability, unavailable_times
+from slotwise.availability.query import AvailabilityQuery
+from slotwise.availability.results import AvailableTimes, DayAvailability, UnavailableTimes
+from slotwise.availability.snapshot import (
+    Snapshot,
+    appointment_range,
+    read_snapshot,
+    searched_dates,
+)
+from slotwise.errors import InvalidFormat
+from slotwise.model import Appointment, Resource, ResourceGroup, RoundRobin, Service
+from slotwise.operations._context import Context
+from slotwise.operations.locations import settings_in_force
+from slotwise.storage.protocol import Reader
+
+__all__ = ["AvailabilityFields", "AvailabilityOperations", "RescheduleFields"]
+
+
+class AvailabilityFields(TypedDict, total=False):
+    """The optional fields of an availability query (see ``AvailabilityQuery``)."""
+
+    location_id: str | None
+    resource_id: str | None
+    resource_ids: Sequence[str] | str
+    resource_group_id: str | None
+    start_time: int | None
+    end_time: int | None
+    duration: int | None
+    interval: int | None
+    tz_offset: int | None
+    timezone_name: str | None
+    day_availability: int | None
+    first_day_available: bool
+    round_robin: RoundRobin | None
+    skip_time_past_unavailability: bool
+
+
+class RescheduleFields(AvailabilityFields, total=False):
+    """Query fields for reschedule availability; ``service_id`` changes the service searched."""
+
+    service_id: str
+
+
+def _as_date(value: date | datetime | str, *, field: str) -> date:
+    """Return the date of a path value: a date, a datetime (its own wall date) or ISO text."""
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        try:
+            return date.fromisoformat(value[:10])
+        except ValueError:
+            pass
+    raise InvalidFormat(field=field, expected="a date or 'YYYY-MM-DD'", value=value)
+
+
+@attrs.frozen
+class AvailabilityOperations:
+    """
+    Availability searches for the principal's company.
+
+    Dates are location dates (``start_date``..``end_date`` inclusive); the keyword fields are
+    those of :class:`~slotwise.AvailabilityQuery`.
+
+    .. versionadded:: 0.1
+    """
+
+    _ctx: Context
+
+    def times(
+        self,
+        service_id: str,
+        start_date: date | datetime | str,
+        end_date: date | datetime | str,
+        /,
+        **fields: Unpack[AvailabilityFields],
+    ) -> AvailableTimes:
+        """
+        Return the bookable times of a service.
+
+        Spec: GET /consumer/v1/availability/{serviceId}/{startDate}/{endDate}.
+
+        Raises:
+            NotFound: when the service, location, resource or resource group does not exist.
+            Unauthorized: when one of them is not the principal's.
+            InvalidReference: when the service is not offered at the location, or a named
+                resource works elsewhere.
+            ValidationError: for invalid query fields (decision 16 for ``duration``).
+        """
+        query = self._query(service_id, start_date, end_date, fields)
+        snapshot = self._snapshot(query)
+        return available_times(snapshot, query, self._ctx.clock.now())
+
+    def days(
+        self,
+        service_id: str,
+        start_date: date | datetime | str,
+        end_date: date | datetime | str,
+        /,
+        **fields: Unpack[AvailabilityFields],
+    ) -> DayAvailability:
+        """
+        Return day-level availability (decision 14).
+
+        Spec: GET /consumer/v1/availability/{serviceId}/{startDate}/{endDate}/days.
+
+        Raises:
+            the errors of :meth:`times`.
+        """
+        query = self._query(service_id, start_date, end_date, fields)
+        snapshot = self._snapshot(query)
+        return day_availability(snapshot, query, self._ctx.clock.now())
+
+    def unavailable(
+        self,
+        service_id: str,
+        start_date: date | datetime | str,
+        end_date: date | datetime | str,
+        /,
+        **fields: Unpack[AvailabilityFields],
+    ) -> UnavailableTimes:
+        """
+        Return the unavailable times of each candidate resource, with reasons (decision 15).
+
+        Spec: GET /consumer/v1/availability/{serviceId}/{startDate}/{endDate}/unavailable.
+
+        Raises:
+            the errors of :meth:`times`.
+        """
+        query = self._query(service_id, start_date, end_date, fields)
+        snapshot = self._snapshot(query)
+        return unavailable_times(snapshot, query, self._ctx.clock.now())
+
+    def for_reschedule(
+        self,
+        appointment_id: str,
+        start_date: date | datetime | str,
+        end_date: date | datetime | str,
+        /,
+        **overrides: Unpack[RescheduleFields],
+    ) -> AvailableTimes:
+        """
+        Return the times an appointment could move to.
+
+        Spec: GET /consumer/v1/availability/{appointmentId}/reschedule. The search defaults to
+        the appointment's service, location and resources (all of them must be free when it
+        takes several); any query field may override them (``resource_id=None`` together with
+        ``resource_ids=()`` searches every resource). The appointment itself does not count
+        against its own time (decision 23).
+
+        Raises:
+            NotFound: when the appointment does not exist.
+            Unauthorized: when it is not the principal's.
+            the errors of :meth:`times`.
+        """
+        ctx = self._ctx
+        with ctx.store.read() as reader:
+            appointment = ctx.owned(reader, Appointment, appointment_id, field="appointment_id")
+            values: dict[str, Any] = {"location_id": appointment.location_id}
+            if "resource_id" not in overrides and "resource_ids" not in overrides:
+                if len(appointment.resource_ids) == 1:
+                    values["resource_id"] = appointment.resource_ids[0]
+                elif appointment.resource_ids:
+                    values["resource_ids"] = appointment.resource_ids
+            values.update(overrides)
+            service_id = values.pop("service_id", appointment.service_id)
+            query = self._query(service_id, start_date, end_date, values)
+            snapshot = self._read(reader, query, exclude_appointment_id=appointment.id)
+        snapshot = self._with_busy_time(snapshot, query)
+        return available_times(snapshot, query, ctx.clock.now())
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _query(
+        service_id: str,
+        start_date: date | datetime | str,
+        end_date: date | datetime | str,
+        fields: AvailabilityFields | dict[str, Any],
+    ) -> AvailabilityQuery:
+        return AvailabilityQuery(
+            service_id=service_id,
+            start_date=_as_date(start_date, field="start_date"),
+            end_date=_as_date(end_date, field="end_date"),
+            **fields,
+        )
+
+    def _snapshot(self, query: AvailabilityQuery) -> Snapshot:
+        with self._ctx.store.read() as reader:
+            snapshot = self._read(reader, query)
+        return self._with_busy_time(snapshot, query)
+
+    def _read(
+        self, reader: Reader, query: AvailabilityQuery, *, exclude_appointment_id: str | None = None
+    ) -> Snapshot:
+        """Check the principal may use everything the query names, then read the snapshot."""
+        ctx = self._ctx
+        location = ctx.location(reader, query.location_id)
+        service = ctx.owned(reader, Service, query.service_id, field="service_id")
+        named = [
+            ctx.owned(
+                reader,
+                Resource,
+                rid,
+                field="resource_id" if rid == query.resource_id else "resource_ids",
+            )
+            for rid in query.named_resources
+        ]
+        if query.resource_group_id is not None:
+            ctx.owned(reader, ResourceGroup, query.resource_group_id, field="resource_group_id")
+        return read_snapshot(
+            reader,
+            query,
+            location=location,
+            settings=settings_in_force(reader, location),
+            service=service,
+            named_resources=named,
+            exclude_appointment_id=exclude_appointment_id,
+        )
+
+    def _with_busy_time(self, snapshot: Snapshot, query: AvailabilityQuery) -> Snapshot:
+        """Ask the host's provider for external busy time, outside the store read."""
+        start, end = appointment_range(snapshot.location, *searched_dates(query))
+        busy = fetch_busy_time(self._ctx.busy_provider, snapshot.resources, start, end)
+        return attrs.evolve(snapshot, busy=busy) if busy else snapshot

@@ -1,1 +1,0 @@
-"""Setup and catalogue operations, one module per family of the spec's setup interface."""

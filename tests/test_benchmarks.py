@@ -1,0 +1,244 @@
+"""
+The benchmark checks itself: ``benchmarks/workload.py --check`` on small ``gen.py`` workloads, and
+the brute-force answer it checks against. Speed is never asserted here (STYLE rule 35).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARKS = ROOT / "benchmarks"
+WORKLOAD = BENCHMARKS / "workload.py"
+GEN = ROOT.parent / "shared" / "bench" / "gen.py"
+
+needs_gen = pytest.mark.skipif(
+    not GEN.is_file(), reason=f"the workload generator is not at {GEN} (../shared/bench/gen.py)"
+)
+
+
+@pytest.fixture
+def bench(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, ModuleType]]:
+    """The benchmark's modules, imported as ``workload.py`` imports them (from its directory)."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import expected
+    import workload
+
+    yield {"expected": expected, "workload": workload}
+    for name in ("expected", "workload"):
+        sys.modules.pop(name, None)
+
+
+def _generate(directory: Path, *args: str) -> Path:
+    """Run gen.py with *args* and return the scenario file it wrote in *directory*."""
+    scenario = directory / "scenario.json"
+    subprocess.run(
+        [sys.executable, str(GEN), *args, "--out", str(scenario)],
+        cwd=directory,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    return scenario
+
+
+def _scenario(**changes: Any) -> dict[str, Any]:
+    """Return a one-resource, one-day scenario (Monday 2026-01-05, New York) with *changes*."""
+    scenario: dict[str, Any] = {
+        "tz": "America/New_York",
+        "start_date": "2026-01-05",
+        "end_date": "2026-01-05",
+        "weekdays": [0, 1, 2, 3, 4],
+        "open": "09:00",
+        "close": "12:00",
+        "duration": 30,
+        "step": 30,
+        "buffer": 0,
+        "resources": ["r00"],
+        "bookings": [],
+        "now_utc": "2025-12-27T00:00:00Z",
+    }
+    scenario.update(changes)
+    return scenario
+
+
+def _booking(start_utc: str, end_utc: str) -> dict[str, str]:
+    """Return a booking of resource r00."""
+    return {"resource": "r00", "start_utc": start_utc, "end_utc": end_utc}
+
+
+class TestWorkloadCheck:
+    # Small workloads: 3 resources, 10 bookings each, over a few days.
+    @needs_gen
+    @pytest.mark.parametrize(
+        "gen_args",
+        [
+            pytest.param(("3", "10", "5"), id="default"),
+            pytest.param(("3", "10", "5", "--buffer", "15", "--step", "15"), id="buffer15-step15"),
+            pytest.param(("3", "10", "5", "--step", "45"), id="step45-query-interval"),
+            pytest.param(("3", "10", "5", "--start", "2027-03-11"), id="dst-spring-forward"),
+            pytest.param(("3", "10", "7", "--start", "2026-10-28"), id="dst-fall-back"),
+            pytest.param(
+                ("3", "10", "5", "--tz", "Asia/Kathmandu", "--buffer", "30"), id="kathmandu"
+            ),
+        ],
+    )
+    def test_check_passes_and_prints_one_json_line(self, tmp_path: Path, gen_args: tuple[str, ...]):
+        """workload.py --check agrees with the brute force and prints one {slots, best_ms, runs} line."""
+        scenario = _generate(tmp_path, *gen_args)
+        out = tmp_path / "slots.json"
+
+        run = subprocess.run(
+            [sys.executable, str(WORKLOAD), str(scenario), "--repeat", "2", "--out", str(out)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        checked = subprocess.run(
+            [sys.executable, str(WORKLOAD), str(scenario), "--repeat", "1", "--check"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+        assert 0 == run.returncode, run.stderr
+        assert 0 == checked.returncode, checked.stderr
+        lines = run.stdout.splitlines()
+        assert 1 == len(lines)
+        report = json.loads(lines[0])
+        assert ["best_ms", "runs", "slots"] == sorted(report)
+        assert 2 == report["runs"]
+        assert isinstance(report["best_ms"], float)
+        slots = json.loads(out.read_text())
+        assert report["slots"] == len(slots)
+        assert report["slots"] > 0
+        assert sorted(slots) == slots
+
+    @needs_gen
+    def test_out_file_lists_resource_and_utc_start(
+        self, tmp_path: Path, bench: dict[str, ModuleType]
+    ):
+        """--out writes [resource, "YYYY-MM-DDTHH:MM:SSZ"] pairs, the same as the brute force."""
+        scenario = _generate(tmp_path, "2", "5", "3")
+        out = tmp_path / "slots.json"
+
+        subprocess.run(
+            [sys.executable, str(WORKLOAD), str(scenario), "--repeat", "1", "--out", str(out)],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
+
+        answer = bench["expected"].expected_slots(json.loads(scenario.read_text()))
+        expected = [list(pair) for pair in answer]
+        assert expected == json.loads(out.read_text())
+
+    @needs_gen
+    def test_check_fails_on_any_difference(
+        self, tmp_path: Path, bench: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch
+    ):
+        """--check exits with status 1 when the slots differ from the expected answer."""
+        scenario = _generate(tmp_path, "2", "5", "3")
+        workload = bench["workload"]
+        monkeypatch.setattr(workload, "expected_slots", lambda _scenario: [])
+
+        status = workload.main([str(scenario), "--repeat", "1", "--check"])
+
+        assert 1 == status
+
+
+class TestExpectedAnswer:
+    def test_grid_starts_at_open_and_ends_by_close(self, bench: dict[str, ModuleType]):
+        """Slots step from open; the last one ends exactly at close."""
+        scenario = _scenario(close="10:30")
+
+        actual = bench["expected"].expected_slots(scenario)
+
+        # 2026-01-05 is a Monday; New York is UTC-5 in January.
+        expected = [
+            ("r00", "2026-01-05T14:00:00Z"),
+            ("r00", "2026-01-05T14:30:00Z"),
+            ("r00", "2026-01-05T15:00:00Z"),
+        ]
+        assert expected == actual
+
+    def test_closed_weekdays_offer_nothing(self, bench: dict[str, ModuleType]):
+        """A date whose weekday is not listed (0 = Monday) has no slots."""
+        scenario = _scenario(weekdays=[1, 2, 3, 4])
+
+        assert [] == bench["expected"].expected_slots(scenario)
+
+    def test_booking_exactly_buffer_away_leaves_slot_free(self, bench: dict[str, ModuleType]):
+        """A booking ending exactly `buffer` minutes before a slot starts does not take it."""
+        scenario = _scenario(
+            close="10:30",
+            step=15,
+            buffer=15,
+            bookings=[_booking("2026-01-05T14:00:00Z", "2026-01-05T14:30:00Z")],
+        )
+
+        actual = bench["expected"].expected_slots(scenario)
+
+        assert [("r00", "2026-01-05T14:45:00Z"), ("r00", "2026-01-05T15:00:00Z")] == actual
+
+    def test_booking_one_minute_closer_takes_slot(self, bench: dict[str, ModuleType]):
+        """A booking ending `buffer` - 1 minutes before a slot starts takes it."""
+        scenario = _scenario(
+            close="10:30",
+            step=15,
+            buffer=15,
+            bookings=[_booking("2026-01-05T14:00:00Z", "2026-01-05T14:31:00Z")],
+        )
+
+        actual = bench["expected"].expected_slots(scenario)
+
+        assert [("r00", "2026-01-05T15:00:00Z")] == actual
+
+    def test_booking_after_slot_counts_its_buffer_too(self, bench: dict[str, ModuleType]):
+        """A booking starting less than `buffer` minutes after a slot ends takes that slot."""
+        scenario = _scenario(
+            close="10:00",
+            step=30,
+            buffer=15,
+            bookings=[_booking("2026-01-05T14:44:00Z", "2026-01-05T15:00:00Z")],
+        )
+
+        actual = bench["expected"].expected_slots(scenario)
+
+        assert [] == actual
+
+    @pytest.mark.parametrize(
+        ("day", "count", "first", "last"),
+        [
+            ("2026-03-08", 23, "2026-03-08T05:00:00Z", "2026-03-09T03:00:00Z"),
+            ("2026-11-01", 25, "2026-11-01T04:00:00Z", "2026-11-02T04:00:00Z"),
+        ],
+    )
+    def test_whole_day_on_dst_dates_steps_in_absolute_hours(
+        self, bench: dict[str, ModuleType], day: str, count: int, first: str, last: str
+    ):
+        """A 00:00-24:00 hourly day has 23 slots on spring-forward and 25 on fall-back (UTC)."""
+        scenario = _scenario(
+            start_date=day,
+            end_date=day,
+            weekdays=[6],
+            open="00:00",
+            close="24:00",
+            duration=60,
+            step=60,
+        )
+
+        actual = bench["expected"].expected_slots(scenario)
+
+        assert (count, first, last) == (len(actual), actual[0][1], actual[-1][1])
