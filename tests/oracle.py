@@ -73,6 +73,7 @@ from slotwise.model import (
     Frequency,
     Location,
     MonthType,
+    Record,
     RepeatRule,
     Resource,
     RoundRobin,
@@ -81,6 +82,7 @@ from slotwise.model import (
 )
 
 __all__ = [
+    "REASON_ORDER",
     "Business",
     "OracleSlot",
     "WallClock",
@@ -266,7 +268,11 @@ def occurs_on(window: Block | Allocation, day: date) -> bool:
 
 @attrs.frozen(kw_only=True)
 class Business:
-    """Every record one availability query reads: one location, its calendar, one service."""
+    """
+    Every record one availability query reads: one location, its calendar, the searched service.
+
+    ``other_services`` are services of some of the appointments (their padding matters, decision 7).
+    """
 
     company: Company
     location: Location
@@ -276,14 +282,16 @@ class Business:
     blocks: tuple[Block, ...] = ()
     allocations: tuple[Allocation, ...] = ()
     appointments: tuple[Appointment, ...] = ()
+    other_services: tuple[Service, ...] = ()
 
-    def records(self) -> list[object]:
+    def records(self) -> list[Record]:
         """Return every record, parents first, for inserting into a store."""
         return [
             self.company,
             self.location,
             self.calendar,
             self.service,
+            *self.other_services,
             *self.resources,
             *self.blocks,
             *self.allocations,
@@ -329,6 +337,7 @@ def booking_window(business: Business) -> BookingWindow:
 
 def book_ahead_end(window: BookingWindow, now: datetime) -> datetime:
     """Return now + the book-ahead span (POLICY: absolute days and weeks; months in UTC)."""
+    now = now.astimezone(UTC)  # UTC arithmetic is elapsed time; a zone's would be wall time
     value = window.book_ahead_value
     if window.book_ahead_unit == "days":
         return now + timedelta(days=value)
@@ -600,11 +609,14 @@ def _loads(
     """Return, per minute, the active appointments of *resource* occupying it and their people."""
     bookings: dict[int, int] = {}
     people: dict[int, int] = {}
-    padding = business.service.padding
+    paddings = {service.id: service.padding for service in business.other_services}
+    paddings[business.service.id] = business.service.padding
     for appointment in business.appointments:
         if resource.id not in appointment.resource_ids or not is_active(appointment, now):
             continue
-        # Decision 7: an appointment occupies [start, end + padding).
+        # Decision 7: an appointment occupies [start, end + the padding of its own service);
+        # appointments of every service count against the resource (decision 8).
+        padding = paddings.get(appointment.service_id, 0)
         for minute in range(minute_of(appointment.start), minute_of(appointment.end) + padding):
             bookings[minute] = bookings.get(minute, 0) + 1
             people[minute] = people.get(minute, 0) + appointment.group_size

@@ -594,7 +594,8 @@ def availability_cases(
     1 to *max_resources* resources (own zones, weekly hours or allocations, ignored business
     hours, links, deleted ones), calendar/service/resource blocks with repeats, service/resource
     allocations with booking limits, and appointments of every status around the searched days
-    (IN holds both expired and not). ``now`` lies from three days before the first searched day
+    (IN holds both expired and not), some of them for another service with its own padding
+    (``other_services``). ``now`` lies from three days before the first searched day
     (midnight UTC) to 6 hours after it. The query asks for every resource with round robin ``none``.
 
     With *minute_grid* the service lasts one minute and the query steps by one minute, so each
@@ -754,6 +755,17 @@ def availability_cases(
         blocks=tuple(block_list),
         allocations=tuple(allocation_list),
     )
+    if draw(st.booleans()):
+        # Another service some appointments are for: its own padding applies to them.
+        other = Service(
+            id="service-2",
+            company_id="company-1",
+            location_id="location-1",
+            name="Facial",
+            duration=30,
+            padding=draw(st.sampled_from((0, 10, 45))),
+        )
+        business = attrs.evolve(business, other_services=(other,))
     appointments = draw(_appointments_for(business, query, now, resource_ids=resource_ids))
     return attrs.evolve(business, appointments=appointments), query, now
 
@@ -768,7 +780,7 @@ def _appointments_for(
     resource_ids: list[str],
 ) -> tuple[Appointment, ...]:
     """
-    Draw 0 to 8 appointments of the service, in every status, that meet the business's slots.
+    Draw 0 to 8 appointments, in every status, that meet the business's slots.
 
     Most start near a slot the oracle offers without them (so that they decide slots through
     padding, booking limits, capacity and daily limits); the rest start on a 5-minute grid over
@@ -791,6 +803,8 @@ def _appointments_for(
         AppointmentStatus.CANCELLED,
         AppointmentStatus.RESCHEDULED,
     )
+    service_ids = [business.service.id, business.service.id]
+    service_ids += [service.id for service in business.other_services]
     found: list[Appointment] = []
     for number in range(draw(st.integers(0, 8))):
         resource_id = draw(st.sampled_from(resource_ids))
@@ -815,7 +829,7 @@ def _appointments_for(
                 id=f"appointment-{number}",
                 company_id=business.company.id,
                 location_id=business.location.id,
-                service_id=business.service.id,
+                service_id=draw(st.sampled_from(service_ids)),
                 calendar_id=business.calendar.id,
                 resource_ids=(resource_id,),
                 status=status,

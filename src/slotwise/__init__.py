@@ -16,6 +16,14 @@ from slotwise.availability.results import Reason as Reason
 from slotwise.availability.results import Slot as Slot
 from slotwise.availability.results import UnavailableTime as UnavailableTime
 from slotwise.availability.results import UnavailableTimes as UnavailableTimes
+from slotwise.booking.service import AppointmentOperations as AppointmentOperations
+from slotwise.booking.service import CompleteBooking as CompleteBooking
+from slotwise.booking.service import OutboxOperations as OutboxOperations
+from slotwise.booking.service import ReminderOperations as ReminderOperations
+from slotwise.booking.transitions import DELETED as DELETED
+from slotwise.booking.transitions import TRANSITIONS as TRANSITIONS
+from slotwise.booking.transitions import Outcome as Outcome
+from slotwise.booking.transitions import transition as transition
 from slotwise.clock import Clock as Clock
 from slotwise.clock import IdGenerator as IdGenerator
 from slotwise.clock import SystemClock as SystemClock
@@ -100,6 +108,13 @@ from slotwise.model import SettingsScope as SettingsScope
 from slotwise.model import Subscription as Subscription
 from slotwise.model import Weekday as Weekday
 from slotwise.model import WeeklyHours as WeeklyHours
+from slotwise.model.events import AuditEntry as AuditEntry
+from slotwise.model.events import FrozenJSON as FrozenJSON
+from slotwise.model.events import Operation as Operation
+from slotwise.model.events import OutboxEvent as OutboxEvent
+from slotwise.model.events import QueuedReminder as QueuedReminder
+from slotwise.model.events import ReminderChannel as ReminderChannel
+from slotwise.model.events import Trigger as Trigger
 from slotwise.operations.availability import AvailabilityFields as AvailabilityFields
 from slotwise.operations.availability import AvailabilityOperations as AvailabilityOperations
 from slotwise.operations.availability import RescheduleFields as RescheduleFields
@@ -174,6 +189,7 @@ __all__ = [
     "AllocationTarget",
     "Appointment",
     "AppointmentStatus",
+    "AuditEntry",
     "Block",
     "BlockTarget",
     "BookingWindow",
@@ -190,14 +206,19 @@ __all__ = [
     "FieldType",
     "FieldValue",
     "Frequency",
+    "FrozenJSON",
     "Holiday",
     "Location",
     "LocationSettings",
     "MonthType",
     "OPEN_END",
+    "Operation",
+    "OutboxEvent",
     "PhoneNumbers",
     "Principal",
+    "QueuedReminder",
     "Reminder",
+    "ReminderChannel",
     "ReminderSchedule",
     "RepeatRule",
     "Resource",
@@ -212,6 +233,7 @@ __all__ = [
     "ServiceType",
     "SettingsScope",
     "Subscription",
+    "Trigger",
     "Weekday",
     "WeeklyHours",
     # Availability
@@ -225,6 +247,15 @@ __all__ = [
     "Slot",
     "UnavailableTime",
     "UnavailableTimes",
+    # Booking
+    "AppointmentOperations",
+    "CompleteBooking",
+    "DELETED",
+    "OutboxOperations",
+    "Outcome",
+    "ReminderOperations",
+    "TRANSITIONS",
+    "transition",
     # Operations and their results
     "AllocationChanges",
     "AllocationFields",

@@ -13,7 +13,7 @@ both must equal the oracle exactly.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import attrs
 from hypothesis import given
@@ -23,6 +23,23 @@ from slotwise.availability.calculator import available_times, free_time, unavail
 from slotwise.availability.query import AvailabilityQuery
 from slotwise.availability.results import Reason, Slot, UnavailableTime
 from slotwise.availability.snapshot import Snapshot
+from slotwise.model import (
+    Block,
+    BlockTarget,
+    BookingWindow,
+    BusinessHours,
+    Calendar,
+    Company,
+    DayHours,
+    Frequency,
+    Location,
+    LocationSettings,
+    RepeatRule,
+    Resource,
+    RoundRobin,
+    Service,
+    WeeklyHours,
+)
 from slotwise.scheduler import Scheduler
 from slotwise.storage.memory import MemoryStore
 from slotwise.testing import ManualClock, SequentialIds
@@ -31,6 +48,7 @@ from tests.oracle import (
     Business,
     OracleSlot,
     candidate_ids,
+    occurs_on,
     oracle_reasons,
     oracle_slots,
     searched_minutes,
@@ -50,6 +68,7 @@ def snapshot_of(business: Business) -> Snapshot:
         blocks=business.blocks,
         allocations=business.allocations,
         appointments=business.appointments,
+        paddings={service.id: service.padding for service in business.other_services},
     )
 
 
@@ -80,7 +99,7 @@ def workspace_slots(case: Case) -> list[Slot]:
     store = MemoryStore()
     with store.transaction() as tx:
         for record in business.records():
-            tx.insert(record)  # type: ignore[arg-type]
+            tx.insert(record)
     workspace = Scheduler(store, clock=ManualClock(now), ids=SequentialIds()).for_company(
         business.company.id
     )
@@ -153,8 +172,11 @@ class TestOracleAgreement:
             assert local.utcoffset() == slot.start.utcoffset()
             assert (local.date(), local.hour * 100 + local.minute) == (slot.date, slot.time)
             assert business.service.duration == slot.duration
-            # In UTC: aware arithmetic inside one ZoneInfo adds wall time, not elapsed time.
-            assert slot.start.astimezone(UTC) + timedelta(minutes=slot.duration) == slot.end
+            # Both sides in UTC: arithmetic inside one ZoneInfo adds wall time, and an aware time
+            # in a fold never equals one of another zone (PEP 495).
+            assert slot.start.astimezone(UTC) + timedelta(
+                minutes=slot.duration
+            ) == slot.end.astimezone(UTC)
 
 
 def labelled_minutes(stretches: Iterable[UnavailableTime], resource_id: str) -> list[datetime]:
@@ -239,3 +261,159 @@ class TestPartition:
             covered = sorted(starts + labelled_minutes(unavailable, resource_id))
 
             assert searched == covered
+
+
+def simple_business(
+    zone_name: str, start: int, end: int, *, blocks: tuple[Block, ...] = ()
+) -> Business:
+    """Return a business open ``start``..``end`` every day in *zone_name*, one resource, 60-minute slots."""
+    day = DayHours.open(start, end)
+    return Business(
+        company=Company(id="company-1", name="Fixed", timezone=zone_name),
+        location=Location(
+            id="location-1",
+            company_id="company-1",
+            name="Fixed",
+            timezone=zone_name,
+            is_primary=True,
+            business_hours=BusinessHours(**dict.fromkeys(WEEKDAYS, day)),
+            settings=LocationSettings(
+                booking_window=BookingWindow(book_ahead_unit="months", book_ahead_value=24)
+            ),
+            primary_calendar_id="calendar-1",
+        ),
+        calendar=Calendar(
+            id="calendar-1",
+            company_id="company-1",
+            location_id="location-1",
+            name="Fixed",
+            interval=60,
+        ),
+        service=Service(
+            id="service-1",
+            company_id="company-1",
+            location_id="location-1",
+            name="Hour",
+            duration=60,
+            availability=WeeklyHours.always(),
+        ),
+        resources=(
+            Resource(
+                id="resource-1",
+                name="Ana",
+                timezone=zone_name,
+                weekly_hours=WeeklyHours.always(),
+                company_id="company-1",
+                location_id="location-1",
+            ),
+        ),
+        blocks=blocks,
+    )
+
+
+WEEKDAYS = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
+NEW_YEAR = datetime(2026, 1, 1, tzinfo=UTC)
+"""``now`` for the fixed points: 2026 lies within its 24-month book-ahead."""
+
+
+def utc_hours(slots: Iterable[OracleSlot]) -> list[str]:
+    """Return the UTC start times of *slots* as ``HH:MMZ``."""
+    return [slot.start.strftime("%H:%MZ") for slot in slots]
+
+
+def one_day(day: date) -> AvailabilityQuery:
+    """Return a query for every resource on *day*."""
+    return AvailabilityQuery(
+        service_id="service-1", start_date=day, end_date=day, round_robin=RoundRobin.NONE
+    )
+
+
+class TestOracleFixedPoints:
+    """The oracle itself reproduces the named-date values of issue 3 (so a disagreement is news)."""
+
+    def test_new_york_spring_forward_office_hours(self):
+        """New York 09:00-17:00 hourly on 2026-03-08 gives 8 slots, 13:00Z to 20:00Z."""
+        slots = oracle_slots(
+            simple_business("America/New_York", 900, 1700), one_day(date(2026, 3, 8)), NEW_YEAR
+        )
+
+        assert [f"{hour}:00Z" for hour in range(13, 21)] == utc_hours(slots)
+
+    def test_new_york_whole_days_across_dst(self):
+        """A 00:00-24:00 day hourly has 23 slots on 2026-03-08 and 25 on 2026-11-01."""
+        business = simple_business("America/New_York", 0, 2400)
+
+        assert 23 == len(oracle_slots(business, one_day(date(2026, 3, 8)), NEW_YEAR))
+        assert 25 == len(oracle_slots(business, one_day(date(2026, 11, 1)), NEW_YEAR))
+
+    def test_kathmandu_quarter_hour_offset(self):
+        """Asia/Kathmandu 09:00-12:00 hourly gives 03:15Z, 04:15Z, 05:15Z."""
+        slots = oracle_slots(
+            simple_business("Asia/Kathmandu", 900, 1200), one_day(date(2026, 5, 5)), NEW_YEAR
+        )
+
+        assert ["03:15Z", "04:15Z", "05:15Z"] == utc_hours(slots)
+
+    def test_window_starting_in_the_fold_takes_its_first_pass(self):
+        """New York 01:30-03:00 on 2026-11-01 runs 05:30Z-08:00Z (decision 2): slots 05:30Z, 06:30Z."""
+        slots = oracle_slots(
+            simple_business("America/New_York", 130, 300), one_day(date(2026, 11, 1)), NEW_YEAR
+        )
+
+        assert ["05:30Z", "06:30Z"] == utc_hours(slots)
+
+    def test_window_starting_in_the_gap_starts_after_it(self):
+        """New York 02:30-05:00 on 2026-03-08 starts at 03:00 EDT (07:00Z): slots 07:00Z, 08:00Z."""
+        slots = oracle_slots(
+            simple_business("America/New_York", 230, 500), one_day(date(2026, 3, 8)), NEW_YEAR
+        )
+
+        assert ["07:00Z", "08:00Z"] == utc_hours(slots)
+
+    def test_weekly_evening_block_lands_on_utc_instants(self):
+        """A weekly Monday 18:00 New York block from 2026-10-26 starts at 22:00Z, 23:00Z, 23:00Z."""
+        block = Block(
+            id="block-1",
+            company_id="company-1",
+            location_id="location-1",
+            target=BlockTarget.CALENDAR,
+            target_id="calendar-1",
+            start_date=date(2026, 10, 26),
+            end_date=date(2026, 11, 9),
+            start_time=1800,
+            end_time=1900,
+            repeat=RepeatRule(frequency=Frequency.WEEKLY, weekdays="1"),
+        )
+        business = simple_business("America/New_York", 0, 2400, blocks=(block,))
+        starts = []
+        for day in (date(2026, 10, 26), date(2026, 11, 2), date(2026, 11, 9)):
+            free = {slot.start for slot in oracle_slots(business, one_day(day), NEW_YEAR)}
+            every = {
+                slot.start
+                for slot in oracle_slots(
+                    simple_business("America/New_York", 0, 2400), one_day(day), NEW_YEAR
+                )
+            }
+            starts += sorted(every - free)
+
+        assert ["22:00Z", "23:00Z", "23:00Z"] == [start.strftime("%H:%MZ") for start in starts]
+
+    def test_monthly_on_the_31st_skips_short_months(self):
+        """Monthly on the 31st from 2026-01-31 falls on Jan, Mar, May, Jul, Aug, Oct 31 (decision 17)."""
+        block = Block(
+            id="block-1",
+            company_id="company-1",
+            location_id="location-1",
+            target=BlockTarget.CALENDAR,
+            target_id="calendar-1",
+            start_date=date(2026, 1, 31),
+            end_date=date(2026, 11, 30),
+            repeat=RepeatRule(frequency=Frequency.MONTHLY),
+        )
+        found = [
+            day
+            for day in (date(2026, 1, 1) + timedelta(days=n) for n in range(365))
+            if occurs_on(block, day)
+        ]
+
+        assert [date(2026, month, 31) for month in (1, 3, 5, 7, 8, 10)] == found

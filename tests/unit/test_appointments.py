@@ -9,6 +9,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from slotwise import (
+    BusinessHours,
+    DayWindow,
     FieldTooLong,
     InvalidChoice,
     InvalidFormat,
@@ -44,16 +46,19 @@ from slotwise.model import (
     OutboxEvent,
     Principal,
     Resource,
+    ResourceOptions,
     Service,
     Trigger,
+    WeeklyHours,
 )
 from slotwise.storage.protocol import Store
-from slotwise.testing import ManualClock
+from slotwise.testing import ManualClock, SequentialIds
 
 NY = ZoneInfo("America/New_York")
 IN, BK, RS = AppointmentStatus.INITIAL, AppointmentStatus.BOOKED, AppointmentStatus.RESERVED
 CN, RE, NS = AppointmentStatus.CANCELLED, AppointmentStatus.RESCHEDULED, AppointmentStatus.NO_SHOW
 HALF_HOUR = timedelta(minutes=30)
+WEEK_24H = WeeklyHours.every_day(DayWindow(start_time=0, end_time=2400))
 
 
 def at(hhmm: int, day: int = 6, month: int = 1) -> datetime:
@@ -452,6 +457,31 @@ class TestSlotCheck:
         with pytest.raises(SlotUnavailable):
             ws.appointments.create(service.id, at(900), at(930))
 
+    def test_external_busy_time_is_respected(self, clock: ManualClock):
+        """A resource busy in its external calendar cannot be booked then; the provider's answer counts."""
+        busy: dict[str, list[tuple[datetime, datetime]]] = {}
+
+        class Provider:
+            """Busy intervals by resource id, filled in by the test."""
+
+            def busy(self, resource: Resource, start: datetime, end: datetime) -> Any:
+                """Return the resource's intervals."""
+                return busy.get(resource.id, [])
+
+        scheduler = Scheduler(clock=clock, ids=SequentialIds(), busy_provider=Provider())
+        company = scheduler.create_company(name="Acme", timezone="America/New_York")
+        ws = scheduler.for_company(company.id)
+        ws.locations.create(name="Downtown")
+        service = ws.services.create(name="Cut", duration=30, reason="r")
+        synced = ws.resources.create(
+            name="Ana", reason="r", options=ResourceOptions(calendar_availability=1)
+        )
+        busy[synced.id] = [(at(900), at(1000))]
+
+        with pytest.raises(SlotUnavailable):
+            hold(ws, service, synced, at(930))
+        assert IN == hold(ws, service, synced, at(1000)).status
+
     def test_bookings_per_slot(self, ws: Workspace, location: Location, resource: Resource):
         """A service booking limit of 2 takes two bookings of one slot and refuses the third."""
         service = ws.services.create(name="Class", duration=30, reason="r", booking_limit=2)
@@ -744,6 +774,29 @@ class TestHolds:
         assert expires is not None
         assert timedelta(minutes=10) == expires - made
         assert "2026-11-01T01:05:00-05:00" == expires.astimezone(NY).isoformat()
+
+    def test_slots_inside_the_fall_back_fold_are_bookable(
+        self, ws: Workspace, resource: Resource, clock: ManualClock
+    ):
+        """Both 01:30s of 2026-11-01 in New York (EDT then EST) are distinct bookable slots."""
+        ws.locations.update(ws.locations.list().data[0].id, business_hours=BusinessHours.always())
+        always = ws.resources.create(name="Night", reason="r", weekly_hours=WEEK_24H)
+        service = ws.services.create(name="Cut", duration=30, reason="r")
+        clock.set(datetime(2026, 10, 31, 12, 0, tzinfo=UTC))
+        first = datetime(2026, 11, 1, 5, 30, tzinfo=UTC)  # 01:30 EDT
+        second = datetime(2026, 11, 1, 6, 30, tzinfo=UTC)  # 01:30 EST
+
+        made = [
+            ws.appointments.create(
+                service.id,
+                start.astimezone(NY),
+                (start + HALF_HOUR).astimezone(NY),
+                resource_id=always.id,
+            )
+            for start in (first, second)
+        ]
+
+        assert [first, second] == [appointment.start for appointment in made]
 
     def test_book_a_live_hold(self, ws: Workspace, service: Service, resource: Resource):
         """Booking a hold within its timer: IN → BK, details saved, event and audit."""

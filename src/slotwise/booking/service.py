@@ -24,7 +24,7 @@ import builtins
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, TypeVar
 
 import attrs
@@ -212,6 +212,8 @@ class _Details:
         if name is not None:
             first, last = split_name(name)
         if email is not None:
+            if not isinstance(email, str):
+                raise InvalidFormat(field="email", expected="an e-mail address", value=email)
             email = email.strip()
         return cls(email=email, first_name=first, last_name=last, **others)
 
@@ -1096,7 +1098,9 @@ class AppointmentOperations:
             service = ctx.owned(reader, Service, service_id, field="service_id")
             day = start.astimezone(zone(location.timezone)).date()
             if named:
-                resources = [r for rid in named if (r := reader.get(Resource, rid)) is not None]
+                # Only the principal's own resources; the unit of work refuses the others.
+                found = [reader.get(Resource, rid) for rid in named]
+                resources = [r for r in found if r is not None and r.company_id == ctx.company_id]
             else:
                 query = AvailabilityQuery(service_id=service.id, start_date=day, end_date=day)
                 resources = candidate_resources(reader, query, location=location, service=service)
@@ -1301,7 +1305,13 @@ class AppointmentOperations:
 
 
 def _matching(slots: Iterable[Slot], start: datetime, end: datetime) -> builtins.list[Slot]:
-    return [slot for slot in slots if slot.start == start and slot.end == end]
+    # Compare in UTC: PEP 495 makes a wall time inside a DST fold unequal to every instant of
+    # another zone, so a slot in the repeated hour would never match a UTC start otherwise.
+    return [
+        slot
+        for slot in slots
+        if slot.start.astimezone(UTC) == start and slot.end.astimezone(UTC) == end
+    ]
 
 
 def _merge_details(appointment: Appointment, details: _Details) -> _Details:
@@ -1535,8 +1545,12 @@ class ReminderOperations:
         marked = 0
         with ctx.store.transaction() as tx:
             now = ctx.clock.now()
-            for reminder_id in dict.fromkeys(reminder_ids):
-                reminder = ctx.owned(tx, QueuedReminder, reminder_id, field="reminder_ids")
+            # Check every id before the first write, so a refused call takes no event number.
+            reminders = [
+                ctx.owned(tx, QueuedReminder, reminder_id, field="reminder_ids")
+                for reminder_id in dict.fromkeys(reminder_ids)
+            ]
+            for reminder in reminders:
                 if reminder.sent_at is not None:
                     continue
                 sent = attrs.evolve(reminder, sent_at=now)

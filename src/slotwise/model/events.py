@@ -179,14 +179,62 @@ def freeze_json(value: object, *, field: str = "payload") -> Any:
     raise InvalidFormat(field=field, expected="JSON-ready data", value=value)
 
 
-_FIELD_NAMES: dict[type[Any], tuple[str, ...]] = {}
-
-
 def _trusted(items: dict[str, Any]) -> FrozenJSON:
     # Values are already frozen: skip FrozenJSON.__init__'s second walk.
     frozen = FrozenJSON.__new__(FrozenJSON)
     dict.update(frozen, items)
     return frozen
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _iso(value: Any) -> Any:
+    return value.isoformat()
+
+
+def _enum_value(value: Any) -> Any:
+    return to_json_data(value.value)
+
+
+def _record(names: tuple[str, ...]) -> Any:
+    def convert(value: Any) -> FrozenJSON:
+        return _trusted({name: to_json_data(getattr(value, name)) for name in names})
+
+    return convert
+
+
+def _mapping(value: Any) -> FrozenJSON:
+    return _trusted({str(key): to_json_data(item) for key, item in value.items()})
+
+
+def _sequence(value: Any) -> tuple[Any, ...]:
+    return tuple([to_json_data(item) for item in value])
+
+
+def _converter(kind: type[Any]) -> Any:
+    """Return how values of *kind* become JSON data (worked out once per type)."""
+    if kind is FrozenJSON or kind in _PLAIN:
+        return _same
+    if issubclass(kind, float):
+        return freeze_json
+    if issubclass(kind, datetime | date):
+        return _iso
+    if issubclass(kind, enum.Enum):
+        return _enum_value
+    if attrs.has(kind):
+        return _record(tuple(field.name for field in attrs.fields(kind)))
+    if issubclass(kind, Mapping):
+        return _mapping
+    if issubclass(kind, str | bool | int):
+        return freeze_json
+    if issubclass(kind, Iterable):
+        return _sequence
+    return str
+
+
+_CONVERTERS: dict[type[Any], Any] = {}
 
 
 def to_json_data(value: object) -> Any:
@@ -200,24 +248,10 @@ def to_json_data(value: object) -> Any:
     .. versionadded:: 0.1
     """
     kind = type(value)
-    if kind in _PLAIN or kind is float or kind is FrozenJSON:
-        return value
-    if kind is datetime or isinstance(value, datetime | date):
-        return value.isoformat()  # type: ignore[attr-defined]
-    if isinstance(value, enum.Enum):
-        return to_json_data(value.value)
-    if attrs.has(kind):
-        names = _FIELD_NAMES.get(kind)
-        if names is None:
-            names = _FIELD_NAMES[kind] = tuple(field.name for field in attrs.fields(kind))
-        return _trusted({name: to_json_data(getattr(value, name)) for name in names})
-    if isinstance(value, Mapping):
-        return _trusted({str(key): to_json_data(item) for key, item in value.items()})
-    if isinstance(value, str | bool | int | float):
-        return freeze_json(value)
-    if isinstance(value, Iterable):
-        return tuple([to_json_data(item) for item in value])
-    return str(value)
+    convert = _CONVERTERS.get(kind)
+    if convert is None:
+        convert = _CONVERTERS[kind] = _converter(kind)
+    return convert(value)
 
 
 def _payload(value: Mapping[str, Any] | None) -> FrozenJSON:

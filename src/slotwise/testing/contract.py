@@ -1138,6 +1138,37 @@ class StoreContract:
         expected = (("apt-1", "apt-b", None, None), (None, "apt-1"), None)
         assert expected == (before, moved, gone), _shows(expected, (before, moved, gone))
 
+    def test_customer_by_email_ignores_case_per_company(self) -> None:
+        """The folded address finds the company's first such customer; updates and deletes follow."""
+        store = self._store(
+            sample_company(id=CO_A),
+            sample_company(id=CO_B),
+            sample_customer(id="cus-2", company_id=CO_A, email="Ann.Lee@Example.com"),
+            sample_customer(id="cus-1", company_id=CO_A, email="ann.lee@example.com"),
+            sample_customer(id="cus-b", company_id=CO_B, email="ann.lee@example.com"),
+            sample_customer(id="cus-none", company_id=CO_A, email=None),
+        )
+
+        def look(company_id: str, email: str) -> str | None:
+            with store.read() as reader:
+                found = reader.customer_by_email(company_id, email)
+            return None if found is None else found.id
+
+        before = (
+            look(CO_A, " ANN.LEE@example.COM "),
+            look(CO_B, "ann.lee@example.com"),
+            look(CO_A, "bo@example.com"),
+        )
+        with store.transaction() as tx:
+            tx.update(sample_customer(id="cus-2", company_id=CO_A, email="bo@example.com"))
+        moved = (look(CO_A, "ann.lee@example.com"), look(CO_A, "BO@example.com"))
+        with store.transaction() as tx:
+            tx.delete(Customer, "cus-1")
+        gone = look(CO_A, "ann.lee@example.com")
+
+        expected: object = (("cus-2", "cus-b", None), ("cus-1", "cus-2"), None)
+        assert expected == (before, moved, gone), _shows(expected, (before, moved, gone))
+
     def test_appointments_of_customer_in_creation_order(self) -> None:
         """A customer's appointments, any status, in creation order; re-assignment and deletes follow."""
         store = self._store(
@@ -1826,6 +1857,9 @@ class _Universe:
                 reads[f"appointments_of_customer({record.id})"] = reader.appointments_of_customer(
                     record.id
                 )
+                if record.email is not None:
+                    key = (record.company_id, record.email)
+                    reads[f"customer_by_email{key}"] = reader.customer_by_email(*key)
         return reads
 
     def assert_same(self, before: dict[str, object], after: dict[str, object]) -> None:
