@@ -6,6 +6,9 @@ slotwise: embeddable, typed appointment scheduling.
 
 from __future__ import annotations
 
+from slotwise.availability.authorization import CalendarAuthorizer as CalendarAuthorizer
+from slotwise.availability.authorization import CalendarProviderName as CalendarProviderName
+from slotwise.availability.authorization import NoCalendarAuthorizer as NoCalendarAuthorizer
 from slotwise.availability.busy import BusyTimeProvider as BusyTimeProvider
 from slotwise.availability.busy import NoBusyTime as NoBusyTime
 from slotwise.availability.query import AvailabilityQuery as AvailabilityQuery
@@ -54,6 +57,7 @@ from slotwise.errors import NotAuthenticated as NotAuthenticated
 from slotwise.errors import NotFound as NotFound
 from slotwise.errors import OutOfRange as OutOfRange
 from slotwise.errors import PastAppointment as PastAppointment
+from slotwise.errors import ProviderNotConfigured as ProviderNotConfigured
 from slotwise.errors import RecordInUse as RecordInUse
 from slotwise.errors import ResourceDeleted as ResourceDeleted
 from slotwise.errors import SlotUnavailable as SlotUnavailable
@@ -240,9 +244,12 @@ __all__ = [
     "AvailabilityQuery",
     "AvailableTimes",
     "BusyTimeProvider",
+    "CalendarAuthorizer",
+    "CalendarProviderName",
     "Day",
     "DayAvailability",
     "NoBusyTime",
+    "NoCalendarAuthorizer",
     "Reason",
     "Slot",
     "UnavailableTime",
@@ -350,6 +357,7 @@ __all__ = [
     "NotFound",
     "OutOfRange",
     "PastAppointment",
+    "ProviderNotConfigured",
     "RecordInUse",
     "ResourceDeleted",
     "SlotUnavailable",

@@ -38,6 +38,7 @@ the data and build the message, so a call site reads ``raise GroupSizeExceeded(r
     │   ├── AppointmentNotStarted                        409  NOT-STARTED
     │   ├── CustomerLimitReached                         409  CUSTOMER-LIMIT
     │   └── IdempotencyConflict                          409  IDEMPOTENCY-CONFLICT
+    ├── ProviderNotConfigured                            501  PROVIDER-NOT-CONFIGURED
     ├── MissingDependency (ImportError)                  501  MISSING-DEPENDENCY
     └── StoreError                                       500  STORE
         ├── ConflictError                                409  STORE-CONFLICT
@@ -78,6 +79,7 @@ __all__ = [
     "NotAuthenticated",
     "NotFound",
     "OutOfRange",
+    "ProviderNotConfigured",
     "PastAppointment",
     "RecordInUse",
     "ResourceDeleted",
@@ -522,6 +524,20 @@ class IdempotencyConflict(StateError):
         )
         self.key = key
         self.appointment_id = appointment_id
+
+
+class ProviderNotConfigured(SlotwiseError):
+    """No external calendar provider plugin is configured for this operation."""
+
+    code = "PROVIDER-NOT-CONFIGURED"
+    http_status = 501
+
+    def __init__(self, *, provider: str) -> None:
+        super().__init__(
+            f"no authorizer is configured for calendar provider {provider}: pass "
+            "calendar_authorizer=... to Scheduler"
+        )
+        self.provider = provider
 
 
 class MissingDependency(SlotwiseError, ImportError):

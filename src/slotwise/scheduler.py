@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Unpack
 
+from slotwise.availability.authorization import CalendarAuthorizer, NoCalendarAuthorizer
 from slotwise.availability.busy import BusyTimeProvider, NoBusyTime
 from slotwise.booking.service import AppointmentOperations, OutboxOperations, ReminderOperations
 from slotwise.clock import Clock, IdGenerator, SystemClock, UUIDIds
@@ -44,6 +45,8 @@ class Scheduler:
         ids: the source of new record ids; defaults to :class:`~slotwise.UUIDIds`.
         busy_provider: external busy time of resources with an external calendar; defaults
             to :class:`~slotwise.availability.busy.NoBusyTime`.
+        calendar_authorizer: makes external calendar authorization links; defaults to
+            :class:`~slotwise.availability.authorization.NoCalendarAuthorizer`.
 
     Platform-level calls (:meth:`create_company`, :meth:`companies_of_user`) need no principal;
     everything else runs in a :class:`Workspace` from :meth:`as_principal`.
@@ -58,12 +61,16 @@ class Scheduler:
         clock: Clock | None = None,
         ids: IdGenerator | None = None,
         busy_provider: BusyTimeProvider | None = None,
+        calendar_authorizer: CalendarAuthorizer | None = None,
     ) -> None:
         self.store: Store = store if store is not None else MemoryStore()
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.ids: IdGenerator = ids if ids is not None else UUIDIds()
         self.busy_provider: BusyTimeProvider = (
             busy_provider if busy_provider is not None else NoBusyTime()
+        )
+        self.calendar_authorizer: CalendarAuthorizer = (
+            calendar_authorizer if calendar_authorizer is not None else NoCalendarAuthorizer()
         )
 
     def __repr__(self) -> str:
@@ -93,6 +100,7 @@ class Scheduler:
                 ids=self.ids,
                 principal=principal,
                 busy_provider=self.busy_provider,
+                calendar_authorizer=self.calendar_authorizer,
             )
         )
 

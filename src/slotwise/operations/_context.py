@@ -9,6 +9,7 @@ from typing import Any
 
 import attrs
 
+from slotwise.availability.authorization import CalendarAuthorizer, NoCalendarAuthorizer
 from slotwise.availability.busy import BusyTimeProvider, NoBusyTime
 from slotwise.clock import Clock, IdGenerator
 from slotwise.errors import NotFound, Unauthorized
@@ -27,6 +28,7 @@ class Context:
     ids: IdGenerator
     principal: Principal
     busy_provider: BusyTimeProvider = attrs.field(factory=NoBusyTime)
+    calendar_authorizer: CalendarAuthorizer = attrs.field(factory=NoCalendarAuthorizer)
 
     @property
     def company_id(self) -> str:

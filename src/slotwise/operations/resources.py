@@ -15,6 +15,7 @@ from typing import Any, Literal, Required, TypedDict, Unpack
 import attrs
 
 from slotwise._time import available_zone_names, utc_offset_minutes, zone
+from slotwise.availability.authorization import CalendarProviderName
 from slotwise.booking.outbox import append_event, resource_data
 from slotwise.errors import (
     FieldRequired,
@@ -22,6 +23,7 @@ from slotwise.errors import (
     InvalidFormat,
     InvalidReference,
     ResourceDeleted,
+    StateError,
 )
 from slotwise.model import (
     Address,
@@ -506,6 +508,70 @@ class ResourceOperations:
         """
         return self.update(resource_id, linked_service_ids=tuple(service_ids))
 
+    # -- external calendar authorization ------------------------------------------------------
+
+    def authorize_calendar(
+        self,
+        resource_id: str,
+        /,
+        provider: CalendarProviderName,
+        email: str,
+        *,
+        return_url: str | None = None,
+    ) -> Resource:
+        """
+        Start connecting a resource's external calendar.
+
+        Spec: GET /setup/v1/resources/{id}/calendar/auth/providerA|providerB/{emailAddress}.
+        The host's ``calendar_authorizer`` makes the authorization link, stored as the provider's
+        ``auth_url`` with ``calendar_id`` = *email*, ``auth_return_url`` = *return_url* and
+        ``authorized`` false until :meth:`complete_calendar_authorization`.
+
+        Raises:
+            InvalidChoice: when *provider* is not ``"A"`` or ``"B"``.
+            InvalidFormat: when *email*, *return_url* or the authorizer's link is malformed.
+            ProviderNotConfigured: when the scheduler has no calendar authorizer.
+            ResourceDeleted: when the resource is soft-deleted.
+        """
+        field = _provider_field(provider)
+        ctx = self._ctx
+        with ctx.store.transaction() as tx:
+            resource = self._live(tx, resource_id)
+            pending = CalendarProvider(calendar_id=email, auth_return_url=return_url)
+            link = ctx.calendar_authorizer.authorization_url(
+                resource=resource, provider=provider, email=email, return_url=return_url
+            )
+            updated = _with_provider(
+                resource, field, attrs.evolve(pending, auth_url=link, authorized=False)
+            )
+            tx.update(updated)
+            _resource_event(ctx, tx, updated, Trigger.RESOURCE_UPDATED)
+        return updated
+
+    def complete_calendar_authorization(
+        self, resource_id: str, /, provider: CalendarProviderName
+    ) -> Resource:
+        """
+        Record that the provider granted access (the host calls this from its OAuth callback).
+
+        Raises:
+            StateError: when authorization was never started for that provider.
+        """
+        field = _provider_field(provider)
+        ctx = self._ctx
+        with ctx.store.transaction() as tx:
+            resource = self._live(tx, resource_id)
+            current: CalendarProvider = getattr(resource, field)
+            if current.auth_url is None:
+                raise StateError(
+                    f"calendar authorization for provider {provider} was not started on "
+                    f"resource {resource_id!r}"
+                )
+            updated = _with_provider(resource, field, attrs.evolve(current, authorized=True))
+            tx.update(updated)
+            _resource_event(ctx, tx, updated, Trigger.RESOURCE_UPDATED)
+        return updated
+
     # -- blocks -----------------------------------------------------------------------------------
 
     def create_block(self, resource_id: str, /, **fields: Unpack[WindowFields]) -> Block:
@@ -679,6 +745,20 @@ def _check_keys(values: Mapping[str, object], allowed: frozenset[str], operation
     for key in values:
         if key not in allowed:
             raise TypeError(f"{operation}() got an unexpected keyword argument {key!r}")
+
+
+def _provider_field(provider: object) -> str:
+    if provider == "A":
+        return "provider_a"
+    if provider == "B":
+        return "provider_b"
+    raise InvalidChoice(field="provider", allowed=("A", "B"), requested=provider)
+
+
+def _with_provider(resource: Resource, field: str, value: CalendarProvider) -> Resource:
+    if field == "provider_a":
+        return attrs.evolve(resource, provider_a=value)
+    return attrs.evolve(resource, provider_b=value)
 
 
 def _from_caller(given: CalendarProvider, stored: CalendarProvider) -> CalendarProvider:
