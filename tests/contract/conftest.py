@@ -1,8 +1,10 @@
 """
 The ``store`` fixture: a fresh store of every backend slotwise ships, one test run per id.
 
-Issue 5 adds ``sqlite``, ``postgres`` and ``mariadb``: one factory and one ``pytest.param`` line
-each in :data:`STORES` (server-backed ones marked ``external_service``, STYLE rule 28).
+``sqlite`` is a new database file per store; ``postgres`` and ``mariadb`` are a new schema (or
+database) per store on a real server, marked ``external_service`` (STYLE rule 28): they skip
+with a reason when the server or driver is missing, and fail instead when
+``SLOTWISE_REQUIRE_SERVERS=1`` (see ``tests/contract/servers.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import pytest
 from slotwise.storage.memory import MemoryStore
 from slotwise.storage.protocol import Store
 
+from .servers import MARIADB, POSTGRES, server_store, sqlite_store
+
 StoreFactory = Callable[[pytest.FixtureRequest], AbstractContextManager[Store]]
 
 
@@ -24,8 +28,32 @@ def _memory(request: pytest.FixtureRequest) -> Iterator[Store]:
     yield MemoryStore()
 
 
+@contextmanager
+def _sqlite(request: pytest.FixtureRequest) -> Iterator[Store]:
+    """Yield a SQLStore on a new SQLite file, removed afterwards."""
+    with sqlite_store() as store:
+        yield store
+
+
+@contextmanager
+def _postgres(request: pytest.FixtureRequest) -> Iterator[Store]:
+    """Yield a SQLStore in a new PostgreSQL schema, dropped afterwards."""
+    with server_store(POSTGRES) as store:
+        yield store
+
+
+@contextmanager
+def _mariadb(request: pytest.FixtureRequest) -> Iterator[Store]:
+    """Yield a SQLStore in a new MariaDB database, dropped afterwards."""
+    with server_store(MARIADB) as store:
+        yield store
+
+
 STORES = [
     pytest.param(_memory, id="memory"),
+    pytest.param(_sqlite, id="sqlite"),
+    pytest.param(_postgres, id="postgres", marks=pytest.mark.external_service),
+    pytest.param(_mariadb, id="mariadb", marks=pytest.mark.external_service),
 ]
 """One ``pytest.param(factory, id=...)`` per backend; a factory may clean up after its yield."""
 

@@ -1,0 +1,474 @@
+"""
+What differs per database: how a unit of work begins and takes its locks, how sequence numbers
+are drawn, how an insert reports a duplicate id, and which driver errors mean what.
+
+* **SQLite** serialises writers itself: every unit of work starts with ``BEGIN IMMEDIATE``,
+  which takes the database's one write lock up front (waiting up to the busy timeout), so the
+  capacity check and the write of two bookings can never interleave, whatever their locks. The
+  journal is a write-ahead log (readers never block the writer) synced on every commit
+  (``synchronous=FULL``).
+* **PostgreSQL** writers run at READ COMMITTED and take one transaction-scoped advisory lock per
+  lock name (``pg_advisory_xact_lock``) before the block runs, in one global order; each
+  statement after that sees everything committed before the lock was granted. Readers use a
+  REPEATABLE READ, READ ONLY snapshot.
+* **MariaDB** writers run at READ COMMITTED and lock one row per lock name in
+  ``slotwise_lock`` with ``SELECT ... FOR UPDATE`` in key order. Readers use a REPEATABLE READ,
+  READ ONLY snapshot.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import BigInteger, Connection, Table, bindparam, cast, exc, func, insert, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from slotwise.errors import ConflictError, StoreError, StoreUnavailable
+
+from ._schema import counters, locks, lookup_key, outbox_sequence
+
+__all__ = ["Dialect", "MariaDB", "PostgreSQL", "SQLite", "dialect_for"]
+
+_OUTBOX_COUNTER = "outbox"
+
+
+class Dialect:
+    """The per-database part of ``SQLStore``; one instance per store."""
+
+    name = "sql"
+    supports_schema = True
+
+    def __init__(self, *, namespace: str, lock_timeout: float, idle_timeout: float) -> None:
+        self.namespace = namespace
+        self.lock_timeout = lock_timeout
+        self.idle_timeout = idle_timeout
+        # Statements built once per table and run with parameters: building `.values(...)`
+        # per call would cost SQLAlchemy a new cache key each time.
+        self._inserts: dict[Table, Any] = {}
+        self._ignoring: dict[Table, Any] = {}
+
+    # -- connections and units of work -----------------------------------------------------
+
+    def write_options(self) -> dict[str, Any]:
+        """Execution options of a connection running a unit of work."""
+        return {}
+
+    def read_options(self) -> dict[str, Any]:
+        """Execution options of a connection running a read."""
+        return {}
+
+    def configure(self, conn: Connection) -> None:
+        """Prepare a newly checked-out connection (per DBAPI connection settings)."""
+
+    def begin_read(self, conn: Connection) -> None:
+        """Start a read-only transaction with one consistent snapshot."""
+
+    def begin_write(self, conn: Connection, names: Collection[str]) -> bool:
+        """
+        Start a unit of work and take the locks *names*.
+
+        Returns:
+            ``False`` when the unit must be rolled back and begun again (a lock row had to be
+            created first); the caller retries.
+        """
+        raise NotImplementedError
+
+    def commit(self, conn: Connection) -> None:
+        """Commit the unit of work."""
+        conn.commit()
+
+    def rollback(self, conn: Connection, *, drawn: int | None) -> None:
+        """Roll the unit of work back; *drawn* is the highest sequence number it drew."""
+        del drawn  # a database sequence is not rolled back
+        conn.rollback()
+
+    # -- writes ------------------------------------------------------------------------------
+
+    def insert_record(self, conn: Connection, table: Table, values: dict[str, Any]) -> bool:
+        """Insert a record row; return ``False`` (writing nothing) when its id exists."""
+        statement = self._inserts.get(table)
+        if statement is None:
+            statement = self._inserts[table] = self._insert_statement(table)
+        return self._inserted(conn, statement, values)
+
+    def insert_ignoring_duplicates(
+        self, conn: Connection, table: Table, rows: Sequence[dict[str, Any]]
+    ) -> None:
+        """Insert *rows*, skipping those whose key exists (rows must be in key order)."""
+        statement = self._ignoring.get(table)
+        if statement is None:
+            statement = self._ignoring[table] = self._ignoring_statement(table)
+        conn.execute(statement, list(rows))
+
+    def _insert_statement(self, table: Table) -> Any:
+        """The insert of one record row that reports a duplicate id (see :meth:`_inserted`)."""
+        raise NotImplementedError
+
+    def _inserted(self, conn: Connection, statement: Any, values: dict[str, Any]) -> bool:
+        """Run the insert; tell whether the row was written."""
+        return conn.execute(statement, values).first() is not None
+
+    def _ignoring_statement(self, table: Table) -> Any:
+        """An insert that skips rows whose key exists."""
+        raise NotImplementedError
+
+    def next_sequence(self, conn: Connection) -> int:
+        """Draw the next outbox sequence number."""
+        value = conn.scalar(outbox_sequence.next_value())
+        assert value is not None
+        return int(value)
+
+    # -- schema ------------------------------------------------------------------------------
+
+    @contextmanager
+    def schema_guard(self, conn: Connection) -> Iterator[None]:
+        """Hold a lock while the tables are created or upgraded (processes start at once)."""
+        yield
+
+    def create_schema(self, conn: Connection, schema: str) -> None:
+        """Create the schema (PostgreSQL) or database (MariaDB) *schema* if it is missing."""
+
+    # -- errors ------------------------------------------------------------------------------
+
+    def classify(self, error: exc.DBAPIError) -> type[StoreError]:
+        """Return the slotwise error class a driver error maps to."""
+        return StoreError
+
+    def translate(self, error: BaseException, doing: str) -> StoreError:
+        """Return the typed slotwise error for a driver (or SQLAlchemy) *error*."""
+        if isinstance(error, exc.DBAPIError):
+            if error.connection_invalidated:
+                kind: type[StoreError] = StoreUnavailable
+            else:
+                kind = self.classify(error)
+            detail = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
+        else:
+            # Not wrapped by SQLAlchemy: a driver refusing a value (UnicodeEncodeError...).
+            kind = StoreError
+            detail = f"{type(error).__name__}: {str(error).strip()[:200]}"
+        reason = {
+            ConflictError: "conflicted with a concurrent unit of work; retrying may succeed",
+            StoreUnavailable: "could not reach the database",
+        }.get(kind, "failed")
+        return kind(f"{self.name} store {doing} {reason}: {detail}")
+
+
+class SQLite(Dialect):
+    """
+    SQLite through the standard library's ``sqlite3`` (a database file, not ``:memory:``).
+
+    The connection runs in driver autocommit mode and the store writes ``BEGIN IMMEDIATE``,
+    ``BEGIN``, ``COMMIT`` and ``ROLLBACK`` itself: ``sqlite3``'s legacy transaction handling
+    would begin a transaction only at the first write, after the capacity check had read.
+    Doing it per connection (rather than with engine-wide ``connect``/``begin`` event hooks)
+    leaves a host application's own use of a shared engine as it was.
+    """
+
+    name = "SQLite"
+    supports_schema = False
+    # Busy codes: SQLITE_BUSY (5), SQLITE_LOCKED (6), including their extended codes.
+    _BUSY = frozenset({5, 6})
+    # SQLITE_READONLY, SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_NOTADB.
+    _UNAVAILABLE = frozenset({8, 10, 11, 13, 14, 26})
+
+    def write_options(self) -> dict[str, Any]:
+        return {"isolation_level": "AUTOCOMMIT"}
+
+    def read_options(self) -> dict[str, Any]:
+        return {"isolation_level": "AUTOCOMMIT"}
+
+    def configure(self, conn: Connection) -> None:
+        info = conn.connection.info
+        if info.get("slotwise.sqlite") is None:
+            milliseconds = max(1, math.ceil(self.lock_timeout * 1000))
+            conn.exec_driver_sql(f"PRAGMA busy_timeout = {milliseconds}")
+            conn.exec_driver_sql("PRAGMA synchronous = FULL")
+            info["slotwise.sqlite"] = True
+
+    def begin_read(self, conn: Connection) -> None:
+        # A deferred transaction: its first read pins one snapshot of the write-ahead log.
+        conn.exec_driver_sql("BEGIN")
+
+    def begin_write(self, conn: Connection, names: Collection[str]) -> bool:
+        # The database's single write lock subsumes every named lock.
+        del names
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        # Rolling back to here keeps the write lock, so drawn sequence numbers can be kept.
+        conn.exec_driver_sql("SAVEPOINT slotwise_unit")
+        return True
+
+    def commit(self, conn: Connection) -> None:
+        conn.exec_driver_sql("COMMIT")
+
+    def rollback(self, conn: Connection, *, drawn: int | None) -> None:
+        if drawn is None:
+            conn.exec_driver_sql("ROLLBACK")
+            return
+        # Undo the unit's writes but keep the counter past the numbers it handed out, while
+        # still holding the write lock: no other unit can draw one of them in between.
+        conn.exec_driver_sql("ROLLBACK TO slotwise_unit")
+        conn.execute(
+            counters.update()
+            .where(counters.c.name == _OUTBOX_COUNTER, counters.c.value < drawn)
+            .values(value=drawn)
+        )
+        conn.exec_driver_sql("COMMIT")
+
+    def _insert_statement(self, table: Table) -> Any:
+        return (
+            sqlite_insert(table)
+            .on_conflict_do_nothing(index_elements=[table.c.id])
+            .returning(table.c.seq)
+        )
+
+    def _ignoring_statement(self, table: Table) -> Any:
+        return sqlite_insert(table).on_conflict_do_nothing()
+
+    def next_sequence(self, conn: Connection) -> int:
+        value = conn.scalar(
+            counters.update()
+            .where(counters.c.name == _OUTBOX_COUNTER)
+            .values(value=counters.c.value + 1)
+            .returning(counters.c.value)
+        )
+        if value is None:
+            raise StoreError("the SQLite store's outbox counter is missing; recreate the schema")
+        return int(value)
+
+    @contextmanager
+    def schema_guard(self, conn: Connection) -> Iterator[None]:
+        # WAL is a property of the database file; switching needs no open transaction.
+        conn.exec_driver_sql("PRAGMA journal_mode = WAL")
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            conn.exec_driver_sql("ROLLBACK")
+            raise
+        conn.exec_driver_sql("COMMIT")
+
+    def classify(self, error: exc.DBAPIError) -> type[StoreError]:
+        code = getattr(error.orig, "sqlite_errorcode", None)
+        if isinstance(code, int):
+            primary = code & 0xFF
+            if primary in self._BUSY:
+                return ConflictError
+            if primary in self._UNAVAILABLE:
+                return StoreUnavailable
+        text = str(error.orig).lower()
+        if "locked" in text or "busy" in text:
+            return ConflictError
+        return StoreError
+
+
+class PostgreSQL(Dialect):
+    """PostgreSQL through psycopg 3 (psycopg 2 works as well)."""
+
+    name = "PostgreSQL"
+    # serialization_failure, deadlock_detected, lock_not_available (lock_timeout),
+    # query_canceled (statement_timeout), transaction_rollback.
+    _CONFLICT = frozenset({"40001", "40P01", "55P03", "57014", "40000"})
+    # admin_shutdown (pg_terminate_backend), crash_shutdown, cannot_connect_now,
+    # too_many_connections, idle_in_transaction_session_timeout; class 08 is checked below.
+    _UNAVAILABLE = frozenset({"57P01", "57P02", "57P03", "53300", "25P03"})
+
+    def write_options(self) -> dict[str, Any]:
+        # Each statement after the locks sees every commit made before they were granted.
+        return {"isolation_level": "READ COMMITTED"}
+
+    def read_options(self) -> dict[str, Any]:
+        return {"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}
+
+    def advisory_key(self, name: str) -> int:
+        """Return the 64-bit advisory lock key of lock *name* in this store's namespace."""
+        digest = hashlib.blake2b(
+            f"slotwise\0{self.namespace}\0{name}".encode(), digest_size=8
+        ).digest()
+        return int.from_bytes(digest, "big", signed=True)
+
+    def begin_write(self, conn: Connection, names: Collection[str]) -> bool:
+        # Sorted by key, not by name: two names sharing a key (a 2**-64 chance) must not be
+        # taken in opposite orders by two units of work. Target-list items are evaluated in
+        # order, so the timeouts are set before the first lock is waited for.
+        keys = sorted({self.advisory_key(name) for name in names})
+        columns: list[Any] = [
+            func.set_config("lock_timeout", f"{math.ceil(self.lock_timeout * 1000)}ms", True),
+            func.set_config(
+                "idle_in_transaction_session_timeout",
+                f"{math.ceil(self.idle_timeout * 1000)}ms",
+                True,
+            ),
+        ]
+        columns += [
+            func.pg_advisory_xact_lock(cast(bindparam(f"k{index}", key, BigInteger), BigInteger))
+            for index, key in enumerate(keys)
+        ]
+        conn.execute(select(*columns))
+        return True
+
+    def _insert_statement(self, table: Table) -> Any:
+        # ON CONFLICT DO NOTHING instead of catching the unique violation: a failed statement
+        # would abort the whole PostgreSQL transaction, and the protocol keeps it usable.
+        return (
+            pg_insert(table)
+            .on_conflict_do_nothing(index_elements=[table.c.id])
+            .returning(table.c.seq)
+        )
+
+    def _ignoring_statement(self, table: Table) -> Any:
+        return pg_insert(table).on_conflict_do_nothing()
+
+    @contextmanager
+    def schema_guard(self, conn: Connection) -> Iterator[None]:
+        # DDL is transactional on PostgreSQL: the lock and the tables commit together.
+        conn.execute(
+            select(
+                func.pg_advisory_xact_lock(
+                    cast(bindparam("key", self.advisory_key("schema"), BigInteger), BigInteger)
+                )
+            )
+        )
+        try:
+            yield
+        except BaseException:
+            conn.rollback()
+            raise
+        conn.commit()
+
+    def create_schema(self, conn: Connection, schema: str) -> None:
+        quoted = conn.dialect.identifier_preparer.quote_schema(schema)
+        conn.exec_driver_sql(f"CREATE SCHEMA IF NOT EXISTS {quoted}")
+
+    def classify(self, error: exc.DBAPIError) -> type[StoreError]:
+        orig = error.orig
+        state = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+        if state in self._CONFLICT:
+            return ConflictError
+        if state in self._UNAVAILABLE or (state or "").startswith("08"):
+            return StoreUnavailable
+        if state is None and isinstance(error, exc.OperationalError):
+            return StoreUnavailable  # no server answer at all: refused, reset, timed out
+        return StoreError
+
+
+class MariaDB(Dialect):
+    """MariaDB 10.3 or later through PyMySQL (or another MySQL-protocol driver)."""
+
+    name = "MariaDB"
+    # ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_CHECKREAD (record changed since last read).
+    _CONFLICT = frozenset({1213, 1205, 1020})
+    # Too many connections, server shutdown, connection killed, can't connect, server gone,
+    # lost connection, lost connection (2055).
+    _UNAVAILABLE = frozenset({1040, 1053, 1927, 2003, 2006, 2013, 2055})
+    _DUPLICATE_KEY = 1062
+
+    def begin_read(self, conn: Connection) -> None:
+        # The first read creates the snapshot every later read of this reader sees.
+        conn.exec_driver_sql("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+
+    def begin_write(self, conn: Connection, names: Collection[str]) -> bool:
+        # READ COMMITTED: no gap locks (fewer deadlocks between bookings of neighbouring
+        # rows), and every read after the lock rows sees what their last holder committed.
+        conn.exec_driver_sql("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
+        keys = sorted({lookup_key(name) for name in names})
+        if not keys:
+            return True
+        wait = max(1, math.ceil(self.lock_timeout))
+        statement = (
+            select(locks.c.name)
+            .where(locks.c.name.in_(keys))
+            .order_by(locks.c.name)
+            .with_for_update()
+            .suffix_with(f"WAIT {wait}")
+        )
+        found = set(conn.scalars(statement))
+        if len(found) == len(keys):
+            return True
+        # A lock row is missing (first use of the name). Create it in a transaction of its
+        # own: inserting it inside the unit would let two units wait on each other's insert.
+        conn.rollback()
+        missing = [{"name": key} for key in keys if key not in found]
+        conn.execute(insert(locks).prefix_with("IGNORE"), missing)
+        conn.commit()
+        return False
+
+    def _insert_statement(self, table: Table) -> Any:
+        return insert(table)
+
+    def _inserted(self, conn: Connection, statement: Any, values: dict[str, Any]) -> bool:
+        # InnoDB rolls back only the failing statement on a duplicate key, so the unit of work
+        # stays usable (PostgreSQL would abort it; see PostgreSQL._insert_statement).
+        try:
+            conn.execute(statement, values)
+        except exc.IntegrityError as error:
+            if _mysql_errno(error) == self._DUPLICATE_KEY:
+                return False
+            raise
+        return True
+
+    def _ignoring_statement(self, table: Table) -> Any:
+        return insert(table).prefix_with("IGNORE")
+
+    @contextmanager
+    def schema_guard(self, conn: Connection) -> Iterator[None]:
+        # MariaDB commits DDL implicitly; a named server lock keeps two processes from
+        # creating the same tables at once. Lock names are limited to 64 characters.
+        name = "slotwise:" + hashlib.sha256(self.namespace.encode()).hexdigest()[:40]
+        wait = max(1, math.ceil(self.lock_timeout)) * 6
+        if conn.scalar(select(func.get_lock(name, wait))) != 1:
+            raise ConflictError(f"{self.name} store could not take the schema lock in {wait} s")
+        try:
+            yield
+            conn.commit()
+        finally:
+            conn.scalar(select(func.release_lock(name)))
+            conn.commit()
+
+    def create_schema(self, conn: Connection, schema: str) -> None:
+        quoted = conn.dialect.identifier_preparer.quote_schema(schema)
+        conn.exec_driver_sql(
+            f"CREATE DATABASE IF NOT EXISTS {quoted} "
+            "CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin"
+        )
+
+    def classify(self, error: exc.DBAPIError) -> type[StoreError]:
+        errno = _mysql_errno(error)
+        if errno in self._CONFLICT:
+            return ConflictError
+        if errno in self._UNAVAILABLE or (
+            errno is None and isinstance(error, exc.OperationalError)
+        ):
+            return StoreUnavailable
+        return StoreError
+
+
+def _mysql_errno(error: exc.DBAPIError) -> int | None:
+    orig = error.orig
+    errno = getattr(orig, "errno", None)
+    if isinstance(errno, int):
+        return errno
+    args = getattr(orig, "args", ())
+    if args and isinstance(args[0], int):
+        return args[0]
+    return None
+
+
+def dialect_for(name: str, **options: Any) -> Dialect:
+    """
+    Return the dialect support for the SQLAlchemy dialect *name*.
+
+    Raises:
+        StoreError: for a database slotwise does not support.
+    """
+    if name == "sqlite":
+        return SQLite(**options)
+    if name == "postgresql":
+        return PostgreSQL(**options)
+    if name in ("mysql", "mariadb"):
+        return MariaDB(**options)
+    raise StoreError(f"SQLStore supports SQLite, PostgreSQL and MariaDB, not {name!r}")

@@ -1,0 +1,462 @@
+"""SQLStore keeps the store contract on a SQLite file, PostgreSQL and MariaDB."""
+
+from __future__ import annotations
+
+import functools
+import re
+import sqlite3
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, cast
+
+import attrs
+import pytest
+from sqlalchemy import create_engine, event, inspect, text
+from sqlalchemy.exc import SQLAlchemyError
+
+from slotwise.errors import ConflictError, FieldTooLong, StoreError, StoreUnavailable
+from slotwise.model import Appointment, Company, Customer
+from slotwise.storage.protocol import Store
+from slotwise.storage.sql import SCHEMA_VERSION, SQLStore
+from slotwise.testing import StoreContract
+from slotwise.testing.samples import (
+    sample_appointment,
+    sample_company,
+    sample_customer,
+    sample_location,
+    sample_resource,
+    sample_service,
+)
+
+from .servers import MARIADB, POSTGRES, server_store, sqlite_store
+
+
+class _SQLContract(StoreContract):
+    """Makes each store in a context that removes its file or schema at dispose time."""
+
+    def _open(self) -> Any:
+        raise NotImplementedError
+
+    def make_store(self) -> Store:
+        """Return a fresh SQLStore; its file or schema is removed by dispose_store()."""
+        stack = ExitStack()
+        store: Store = stack.enter_context(self._open())
+        self.__dict__.setdefault("_sql_stacks", {})[id(store)] = stack
+        return store
+
+    def dispose_store(self, store: Store) -> None:
+        """Close the store and remove its file or schema."""
+        self.__dict__["_sql_stacks"].pop(id(store)).close()
+
+
+class TestSQLiteStore(_SQLContract):
+    def _open(self) -> Any:
+        return sqlite_store()
+
+
+@pytest.mark.external_service
+class TestPostgresStore(_SQLContract):
+    def _open(self) -> Any:
+        return server_store(POSTGRES)
+
+
+@pytest.mark.external_service
+class TestMariaDBStore(_SQLContract):
+    def _open(self) -> Any:
+        return server_store(MARIADB)
+
+
+# -- what the contract does not say: SQL specifics ----------------------------------------------
+
+
+@attrs.frozen
+class Backend:
+    """Opens SQL stores of one database for the tests below."""
+
+    name: str
+    opener: Callable[..., AbstractContextManager[SQLStore]]
+
+    def reopen(self, store: SQLStore, **options: Any) -> SQLStore:
+        """Open a second SQLStore on *store*'s tables (another process would do the same)."""
+        if self.name == "sqlite":
+            return SQLStore(store.engine.url, **options)
+        return SQLStore(store.engine, schema=store.schema, **options)
+
+
+BACKENDS = [
+    pytest.param(Backend("sqlite", sqlite_store), id="sqlite"),
+    pytest.param(
+        Backend("postgres", functools.partial(server_store, POSTGRES)),
+        id="postgres",
+        marks=pytest.mark.external_service,
+    ),
+    pytest.param(
+        Backend("mariadb", functools.partial(server_store, MARIADB)),
+        id="mariadb",
+        marks=pytest.mark.external_service,
+    ),
+]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> Backend:
+    """Each SQL database in turn."""
+    return cast(Backend, request.param)
+
+
+@pytest.fixture
+def sql_store(backend: Backend) -> Iterator[SQLStore]:
+    """A fresh SQLStore of each SQL database."""
+    with backend.opener() as store:
+        yield store
+
+
+def _raw(store: SQLStore, sql: str, **params: Any) -> list[Any]:
+    """Run *sql* on the store's tables, outside slotwise, and return the rows."""
+    with store.engine.connect() as conn:
+        if store.schema is not None:
+            conn.execution_options(schema_translate_map={None: store.schema})
+            quoted = conn.dialect.identifier_preparer.quote_schema(store.schema)
+            sql = sql.replace("slotwise_", f"{quoted}.slotwise_")
+        result = conn.execute(text(sql), params)
+        rows = list(result.all()) if result.returns_rows else []
+        conn.commit()
+    return rows
+
+
+START = datetime(2026, 3, 10, 10, 0, 0, 123456, tzinfo=UTC)
+
+
+class _Abort(Exception):
+    """Raised to roll a unit of work back."""
+
+
+def _world(*records: Any) -> list[Any]:
+    """A company, its location, service and resource, then *records*."""
+    where = {"company_id": "co", "location_id": "loc"}
+    return [
+        sample_company(id="co"),
+        sample_location(id="loc", company_id="co", primary_calendar_id=None),
+        sample_service(id="svc", **where),
+        sample_resource(id="res", **where),
+        *records,
+    ]
+
+
+def _appointment(record_id: str, **changes: Any) -> Appointment:
+    """A booked appointment of the world above, 10:00:00.123456-11:00 UTC by default."""
+    fields: dict[str, Any] = {
+        "id": record_id,
+        "company_id": "co",
+        "location_id": "loc",
+        "service_id": "svc",
+        "resource_ids": ("res",),
+        "start": START,
+        "end": START + timedelta(hours=1),
+        **changes,
+    }
+    return sample_appointment(**fields)
+
+
+def _insert(store: SQLStore, *records: Any) -> None:
+    """Insert *records* in one unit of work."""
+    with store.transaction() as tx:
+        for record in records:
+            tx.insert(record)
+
+
+class TestSchema:
+    def test_new_tables_record_the_schema_version(self, backend: Backend, sql_store: SQLStore):
+        """A created schema records SCHEMA_VERSION; reopening it with create=False works."""
+        _insert(sql_store, *_world())
+
+        again = backend.reopen(sql_store, create=False)
+        try:
+            with again.read() as reader:
+                company = reader.get(Company, "co")
+        finally:
+            again.close()
+
+        assert [(SCHEMA_VERSION,)] == _raw(sql_store, "SELECT version FROM slotwise_schema_version")
+        assert company == sample_company(id="co")
+
+    def test_a_newer_schema_version_is_refused(self, backend: Backend, sql_store: SQLStore):
+        """Tables of a later slotwise (version + 1) are not opened: StoreError names both versions."""
+        _raw(sql_store, "UPDATE slotwise_schema_version SET version = :v", v=SCHEMA_VERSION + 1)
+
+        with pytest.raises(StoreError, match=f"version {SCHEMA_VERSION + 1}"):
+            backend.reopen(sql_store)
+        _raw(sql_store, "UPDATE slotwise_schema_version SET version = :v", v=SCHEMA_VERSION)
+
+    def test_missing_tables_without_create_are_refused(self, tmp_path: Path):
+        """create=False on a database without slotwise tables raises StoreError, creating nothing."""
+        url = f"sqlite:///{tmp_path / 'empty.db'}"
+
+        with pytest.raises(StoreError, match="create=True"):
+            SQLStore(url, create=False)
+
+        engine = create_engine(url)
+        try:
+            assert [] == inspect(engine).get_table_names()
+        finally:
+            engine.dispose()
+
+    @pytest.mark.parametrize("url", ["sqlite://", "sqlite:///:memory:"])
+    def test_in_memory_sqlite_is_refused(self, url: str):
+        """An in-memory SQLite database (one per pooled connection) is refused with StoreError."""
+        with pytest.raises(StoreError, match="file"):
+            SQLStore(url)
+
+    def test_missing_sqlalchemy_raises_missing_dependency(self):
+        """Without SQLAlchemy, importing slotwise.storage.sql names the extra to install."""
+        code = (
+            "import sys\n"
+            "sys.modules['sqlalchemy'] = None\n"
+            "try:\n"
+            "    import slotwise.storage.sql\n"
+            "except ImportError as error:\n"
+            "    print(type(error).__name__, error.extra)\n"
+        )
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+        assert "MissingDependency sql" == run.stdout.strip(), run.stderr
+
+    def test_a_schema_on_sqlite_is_refused(self, tmp_path: Path):
+        """SQLite has no schemas: schema= raises StoreError."""
+        with pytest.raises(StoreError, match="schemas"):
+            SQLStore(f"sqlite:///{tmp_path / 'x.db'}", schema="other")
+
+
+class TestStoredValues:
+    def test_instants_are_stored_in_utc(self, backend: Backend, sql_store: SQLStore):
+        """start/end columns hold UTC (timestamptz or epoch microseconds), the document +00:00."""
+        plus_two = timezone(timedelta(hours=2))
+        local = START.astimezone(plus_two)
+        _insert(
+            sql_store, *_world(_appointment("apt", start=local, end=local + timedelta(hours=1)))
+        )
+
+        [(stored, document)] = _raw(sql_store, "SELECT start_at, doc FROM slotwise_appointment")
+
+        if backend.name == "postgres":
+            assert START == stored
+            assert timedelta(0) == stored.utcoffset()
+        else:
+            assert (START - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1) == stored
+        assert '"start":"2026-03-10T10:00:00.123456+00:00"' in document
+
+    def test_id_of_255_characters_is_kept_and_256_refused(self, sql_store: SQLStore):
+        """Ids up to 255 characters round-trip; 256 raise FieldTooLong, and the unit goes on."""
+        longest = sample_customer(id="c" * 255, company_id="co")
+        too_long = sample_customer(id="c" * 256, company_id="co")
+
+        with sql_store.transaction() as tx:
+            tx.insert(sample_company(id="co"))
+            tx.insert(longest)
+            with pytest.raises(FieldTooLong) as caught:
+                tx.insert(too_long)
+        with sql_store.read() as reader:
+            found = reader.find(Customer, company_id="co")
+
+        assert ("id", 255, 256) == (caught.value.field, caught.value.limit, caught.value.requested)
+        assert [longest] == found
+
+    def test_long_idempotency_keys_are_compared_exactly(self, sql_store: SQLStore):
+        """Keys longer than the index column (stored as digests) still find exactly their record."""
+        key = "k" * 1000
+        _insert(
+            sql_store,
+            *_world(
+                _appointment("apt-1", idempotency_key=key),
+                _appointment("apt-2", idempotency_key=key[:-1] + "K"),
+            ),
+        )
+
+        with sql_store.read() as reader:
+            found = [
+                getattr(reader.appointment_by_idempotency_key("co", k), "id", None)
+                for k in (key, key[:-1] + "K", key[:-1])
+            ]
+
+        assert ["apt-1", "apt-2", None] == found
+
+    def test_location_filter_on_a_kind_without_location_is_refused(self, sql_store: SQLStore):
+        """find(Company, location_id=...) raises StoreError: companies have no location."""
+        with pytest.raises(StoreError, match="location_id"), sql_store.read() as reader:
+            reader.find(Company, company_id=None, location_id="loc")
+
+
+class TestLocksAndErrors:
+    def test_a_lock_held_past_lock_timeout_raises_conflict_error(
+        self, backend: Backend, sql_store: SQLStore
+    ):
+        """A unit of work kept from its lock beyond lock_timeout x lock_attempts gets ConflictError."""
+        _insert(sql_store, sample_company(id="co"))
+        impatient = backend.reopen(sql_store, lock_timeout=0.2, lock_attempts=2)
+        holding, release = threading.Event(), threading.Event()
+
+        def hold() -> None:
+            with sql_store.transaction(locks=["resource:1"]) as tx:
+                tx.insert(sample_customer(id="holder", company_id="co"))
+                holding.set()
+                release.wait(timeout=30)
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        try:
+            assert holding.wait(timeout=30)
+            with (
+                pytest.raises(ConflictError) as caught,
+                impatient.transaction(locks=["resource:1"]) as tx,
+            ):
+                tx.insert(sample_customer(id="waiter", company_id="co"))
+        finally:
+            release.set()
+            holder.join()
+            impatient.close()
+        with sql_store.read() as reader:
+            found = [customer.id for customer in reader.find(Customer, company_id="co")]
+
+        assert isinstance(caught.value.__cause__, SQLAlchemyError)
+        assert ["holder"] == found
+
+    def test_sqlite_database_is_locked_never_reaches_the_caller(self, tmp_path: Path):
+        """Another process holding SQLite's write lock makes a unit of work raise ConflictError."""
+        path = tmp_path / "locked.db"
+        store = SQLStore(f"sqlite:///{path}", lock_timeout=0.1, lock_attempts=2)
+        other = sqlite3.connect(path, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            with pytest.raises(ConflictError, match="locked"), store.transaction() as tx:
+                tx.insert(sample_company(id="co"))
+            other.execute("ROLLBACK")
+            _insert(store, sample_company(id="co"))
+        finally:
+            other.close()
+            store.close()
+
+    @pytest.mark.external_service
+    def test_a_failed_statement_rolls_back_the_whole_unit(self):
+        """After a driver error the caller swallowed, the unit of work raises and commits nothing."""
+        with server_store(POSTGRES) as store:
+            _insert(store, sample_company(id="co"))
+
+            caught: list[StoreError] = []
+
+            def unit() -> None:
+                with store.transaction() as tx:
+                    tx.insert(sample_customer(id="kept-back", company_id="co"))
+                    # PostgreSQL text cannot hold NUL: the insert fails and aborts the transaction.
+                    try:
+                        tx.insert(sample_customer(id="nul\x00", company_id="co"))
+                    except StoreError as error:
+                        caught.append(error)
+                    tx.insert(sample_customer(id="after", company_id="co"))
+
+            with pytest.raises(StoreError, match="nothing was written") as outcome:
+                unit()
+            with store.read() as reader:
+                found = reader.find(Customer, company_id="co")
+
+        assert isinstance(caught[0].__cause__, SQLAlchemyError)
+        assert caught[0] is outcome.value.__cause__
+        assert [] == found
+
+    def test_text_no_database_can_hold_is_refused_before_writing(self, sql_store: SQLStore):
+        """A lone surrogate raises StoreError before any statement; the unit of work goes on."""
+        with sql_store.transaction() as tx:
+            tx.insert(sample_company(id="co"))
+            with pytest.raises(StoreError, match="surrogates"):
+                tx.insert(sample_customer(id="cus", company_id="co", notes="\ud800"))
+            tx.insert(sample_customer(id="cus", company_id="co"))
+        with sql_store.read() as reader:
+            found = [customer.id for customer in reader.find(Customer, company_id="co")]
+
+        assert ["cus"] == found
+
+    @pytest.mark.parametrize(
+        "url",
+        [
+            "postgresql+psycopg://postgres@127.0.0.1:1/test",
+            "mysql+pymysql://root@127.0.0.1:1/test",
+        ],
+    )
+    def test_an_unreachable_server_raises_store_unavailable(self, url: str):
+        """A server that refuses connections raises StoreUnavailable caused by the driver error."""
+        with pytest.raises(StoreUnavailable) as caught:
+            SQLStore(url)
+
+        assert isinstance(caught.value.__cause__, SQLAlchemyError)
+
+
+class TestOverlapReads:
+    def test_a_rolled_back_long_appointment_does_not_hide_a_later_one(self, sql_store: SQLStore):
+        """A 4-day appointment written again after a rollback is found from inside its range."""
+        long = _appointment("apt-long", end=START + timedelta(days=4))
+        _insert(sql_store, *_world())
+
+        def aborted() -> None:
+            with sql_store.transaction() as tx:
+                tx.insert(long)
+                raise _Abort
+
+        with pytest.raises(_Abort):
+            aborted()
+        _insert(sql_store, long)
+        inside = START + timedelta(days=3)
+        with sql_store.read() as reader:
+            found = [
+                [
+                    a.id
+                    for a in reader.appointments_overlapping(
+                        location_id="loc",
+                        resource_ids=ids,
+                        start=inside,
+                        end=inside + timedelta(hours=1),
+                    )
+                ]
+                for ids in (["res"], None)
+            ]
+
+        assert [["apt-long"], ["apt-long"]] == found
+
+    def test_per_resource_overlap_read_is_an_index_range_search(self, tmp_path: Path):
+        """SQLite plans the per-resource read as a (resource, start) range search, then by id."""
+        store = SQLStore(f"sqlite:///{tmp_path / 'plan.db'}")
+        statements: list[tuple[str, Any]] = []
+
+        def capture(conn: Any, cursor: Any, statement: str, parameters: Any, *args: Any) -> None:
+            if "slotwise_appointment_resource" in statement:
+                statements.append((statement, parameters))
+
+        try:
+            _insert(store, *_world(_appointment("apt")))
+            event.listen(store.engine, "before_cursor_execute", capture)
+            with store.read() as reader:
+                found = reader.appointments_overlapping(
+                    location_id="loc", resource_ids=["res"], start=START, end=START
+                )
+            event.remove(store.engine, "before_cursor_execute", capture)
+            [(statement, parameters)] = statements
+            with store.engine.connect() as conn:
+                plan = " ".join(
+                    str(row[-1])
+                    for row in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)
+                )
+        finally:
+            store.close()
+
+        assert [] == found
+        assert re.search(
+            r"SEARCH slotwise_appointment_resource USING INDEX "
+            r"ix_slotwise_appointment_resource_start \(resource_id=\? AND start_at>\? AND start_at<\?\)",
+            plan,
+        ), plan
+        # The appointments themselves are fetched by id, never scanned by location.
+        assert re.search(r"SEARCH slotwise_appointment USING \w*\s*INDEX \w+ \(id=\?\)", plan), plan
+        assert "SCAN slotwise_appointment " not in plan + " ", plan
