@@ -64,6 +64,7 @@ import bisect
 import functools
 import hashlib
 import itertools
+import operator
 from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from typing import Final, NamedTuple
@@ -104,11 +105,13 @@ from .results import (
     Slot,
     UnavailableTime,
     UnavailableTimes,
+    new_slot,
 )
 from .snapshot import Snapshot
 
 __all__ = [
     "available_times",
+    "bookable_at",
     "day_availability",
     "effective_duration",
     "free_time",
@@ -120,7 +123,6 @@ Span = tuple[int, int]
 """A half-open interval ``[start, end)`` in minutes since the Unix epoch."""
 
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
-_MINUTE: Final = timedelta(minutes=1)
 _FAR: Final = 2**62
 
 REASON_TEXTS: Final[dict[Reason, str]] = {
@@ -297,6 +299,34 @@ def available_times(snapshot: Snapshot, query: AvailabilityQuery, now: datetime)
     )
 
 
+def bookable_at(
+    snapshot: Snapshot, query: AvailabilityQuery, now: datetime, start: datetime
+) -> list[tuple[tuple[str, ...], int]]:
+    """
+    Return the slots of ``query.start_date`` that start at *start*, as the listing has them.
+
+    The booking check's entry point: the same calculator and the same per-date offers as
+    :func:`available_times` (named resources, round robin), without building ``Slot`` records
+    or the response. Each item is ``(resource_ids, available_capacity)``, in the listing's
+    order; a slot is ``duration`` long (the query's, else the service's), so it matches a
+    booking of that length starting at *start*. A *start* off the whole minute matches nothing.
+
+    Raises:
+        InconsistentFields, OutOfRange: for a ``duration`` the service does not allow.
+        NaiveDatetime: when *now* or *start* is naive.
+    """
+    start = to_utc(start, field="start")
+    minute = _floor_minute(start)
+    calc = _Calculator(snapshot, query, now)
+    if _ceil_minute(start) != minute:
+        return []
+    return [
+        (offer[6], offer[5])
+        for offer in calc.day_offers(calc.day_record(query.start_date))
+        if offer[0] == minute
+    ]
+
+
 def day_availability(
     snapshot: Snapshot, query: AvailabilityQuery, now: datetime
 ) -> DayAvailability:
@@ -390,12 +420,21 @@ def free_time(
 # -- integer-minute helpers ------------------------------------------------------------------
 
 
+# Minutes since the epoch from a timedelta's normalised days and seconds: cheaper than
+# ``timestamp()`` or ``timedelta // timedelta``, exact, and correct before 1970 too. Subtracting
+# ``_EPOCH`` skips the UTC-offset calls when the instant's tzinfo is ``UTC`` itself, as it is
+# for every stored record (``as_utc``).
+
+
 def _floor_minute(instant: datetime) -> int:
-    return (instant - _EPOCH) // _MINUTE
+    delta = instant - _EPOCH
+    return delta.days * MINUTES_PER_DAY + delta.seconds // 60
 
 
 def _ceil_minute(instant: datetime) -> int:
-    return -((_EPOCH - instant) // _MINUTE)
+    delta = instant - _EPOCH
+    minute = delta.days * MINUTES_PER_DAY + delta.seconds // 60
+    return minute + 1 if delta.seconds % 60 or delta.microseconds else minute
 
 
 def _instant(minute: int) -> datetime:
@@ -480,6 +519,10 @@ def _apply(
         if out is not None and taken:
             out.extend((low, high, label) for low, high in taken)
     return remaining
+
+
+_DISPLAY: dict[int, str] = {}
+"""Display texts by HHMM, filled as they are first needed (at most 1,440)."""
 
 
 def _hhmm_text(hours: int, minutes: int) -> str:
@@ -572,7 +615,7 @@ class _Resource:
         self.recurring = resource.recurring_availability
         self.blocks: dict[date, list[_Layer]] = {}
         self.allocations: dict[date, list[_Window]] = {}
-        self.own: list[tuple[int, int]] = []
+        self.own: list[Appointment] = []
         self.daily: dict[date, tuple[int, int]] | None = None
         self.load = 0
         self.profile = 0
@@ -583,35 +626,39 @@ class _Resource:
         self.busy_starts: list[int] = []
         self.busy_ends: list[int] = []
 
-    def set_occupancy(self, occupied: list[tuple[int, int, int]]) -> None:
-        """Turn ``(start, end, group)`` occupations into disjoint constant-load segments."""
-        occupied.sort()
-        if all(occupied[i - 1][1] <= occupied[i][0] for i in range(1, len(occupied))):
-            # The common case (one booking at a time): each occupation is its own segment.
-            for start, end, group in occupied:
-                self.segment_starts.append(start)
-                self.segment_ends.append(end)
-                self.segment_counts.append(1)
-                self.segment_groups.append(group)
+    def set_occupancy(self) -> None:
+        """
+        Turn the occupations into disjoint constant-load segments.
+
+        ``_Calculator._appointments`` first appends each active appointment's ``[start, end)``
+        and group size to ``segment_starts``, ``segment_ends`` and ``segment_groups``.
+        """
+        starts, ends, groups = self.segment_starts, self.segment_ends, self.segment_groups
+        # The common case (one booking at a time, read in start order): each occupation ends
+        # before the next starts, so each is its own segment of load 1 (start < end always).
+        if all(map(operator.le, ends, itertools.islice(starts, 1, None))):
+            self.segment_counts = [1] * len(starts)
             return
         changes: dict[int, list[int]] = {}
-        for start, end, group in occupied:
+        for start, end, group in zip(starts, ends, groups, strict=True):
             first = changes.setdefault(start, [0, 0])
             first[0] += 1
             first[1] += group
             last = changes.setdefault(end, [0, 0])
             last[0] -= 1
             last[1] -= group
-        count = groups = 0
+        self.segment_starts, self.segment_ends = [], []
+        self.segment_counts, self.segment_groups = [], []
+        count = groups_sum = 0
         previous = 0
         for point in sorted(changes):
             if count > 0 and point > previous:
                 self.segment_starts.append(previous)
                 self.segment_ends.append(point)
                 self.segment_counts.append(count)
-                self.segment_groups.append(groups)
+                self.segment_groups.append(groups_sum)
             count += changes[point][0]
-            groups += changes[point][1]
+            groups_sum += changes[point][1]
             previous = point
 
     def set_busy(self, spans: list[Span]) -> None:
@@ -621,10 +668,13 @@ class _Resource:
             self.busy_ends.append(end)
 
 
-_Offer = tuple[int, int, int, int, int, int]
+_Offer = tuple[int, int, int, int, int, int, tuple[str, ...]]
+_offer_start: Final = operator.itemgetter(0)
 """A bookable time of one resource (or of all named resources together), as a plain tuple
 (cheaper than a named one on the hot path): start minute, the resource's rank among the
-candidates, allowable bookings, available bookings, allowable capacity, available capacity."""
+candidates, allowable bookings, available bookings, allowable capacity, available capacity,
+and the ids of the resource(s). ``(start, rank)`` is unique within a date, so offers sort by
+it alone."""
 
 
 class _Calculator:
@@ -647,6 +697,9 @@ class _Calculator:
         self.default_limit = service.booking_limit or snapshot.calendar.bookings_per_slot
         self.max_capacity = service.max_capacity
         self.is_event = service.is_event
+        self.daily_limited = bool(
+            service.daily_booking_limit_count or service.daily_booking_limit_minutes
+        )
         window = service.booking_window or snapshot.settings.booking_window
         earliest = now + timedelta(minutes=window.book_in_advance_mins)
         if window.book_ahead_unit == "months":
@@ -681,7 +734,8 @@ class _Calculator:
         self.round_robin = (
             RoundRobin(query.round_robin) if query.round_robin is not None else service.round_robin
         )
-        self._seed = hashlib.blake2b(repr(query).encode(), digest_size=16).digest()
+        # The random round robin's seed; repr(query) is worked out only when it is used.
+        self._seed: bytes | None = None
 
     # -- set-up ------------------------------------------------------------------------------
 
@@ -772,7 +826,8 @@ class _Calculator:
             # External busy time counts only for resources with an external calendar.
             busy = snapshot.busy.get(res.id, ()) if uses_external_calendar(res.resource) else ()
             res.set_busy([(_floor_minute(low), _ceil_minute(high)) for low, high in busy])
-            if res.blocks or res.allocations:
+            if res.blocks or res.allocations or len(candidates) == 1:
+                # Nothing to share with (hashing the weekly hours is the costly part of the key).
                 key: object = ("own", res.id)
             else:
                 key = (
@@ -788,15 +843,18 @@ class _Calculator:
         """Record each candidate's occupancy, daily totals and load from active appointments."""
         now = self.now
         service_id = snapshot.service.id
+        padding = self.padding
+        paddings = snapshot.paddings
         range_start = _wall(self.zone_name, self.query.start_date, 0, "start")
         range_end = _wall(self.zone_name, self.query.end_date, MINUTES_PER_DAY, "end")
-        occupied: dict[str, list[tuple[int, int, int]]] = {rid: [] for rid in by_id}
         initial = AppointmentStatus.INITIAL
         booked, reserved, no_show = (
             AppointmentStatus.BOOKED,
             AppointmentStatus.RESERVED,
             AppointmentStatus.NO_SHOW,
         )
+        get = by_id.get
+        epoch = _EPOCH
         for appointment in snapshot.appointments:
             status = appointment.status
             if status is not booked and status is not reserved and status is not no_show:
@@ -806,30 +864,38 @@ class _Calculator:
                     continue
             resource_ids = appointment.resource_ids
             if len(resource_ids) == 1:
-                holder = by_id.get(resource_ids[0])
+                holder = get(resource_ids[0])
                 if holder is None:
                     continue
-                holders = [holder]
+                holders: Sequence[_Resource] = (holder,)
             else:
                 holders = [by_id[rid] for rid in dict.fromkeys(resource_ids) if rid in by_id]
                 if not holders:
                     continue
-            # Whole minutes: a start is rounded down and an end up, so seconds never free time.
-            start_seconds = appointment.start.timestamp()
-            end_seconds = appointment.end.timestamp()
-            start = int(start_seconds // 60)
-            end = -int(-end_seconds // 60)
+            # Whole minutes: a start is rounded down and an end up, so seconds never free time
+            # (_floor_minute and _ceil_minute, inlined: this loop runs once per appointment).
+            delta = appointment.start - epoch
+            start = delta.days * MINUTES_PER_DAY + delta.seconds // 60
+            delta = appointment.end - epoch
+            end = delta.days * MINUTES_PER_DAY + delta.seconds // 60
+            if delta.seconds % 60 or delta.microseconds:
+                end += 1
             own_service = appointment.service_id == service_id
-            occupied_end = end + (self.padding if own_service else self._padding_of(appointment))
+            occupied_end = end + (
+                padding if own_service else paddings.get(appointment.service_id, 0)
+            )
+            group = appointment.group_size
             in_range = start < range_end and end > range_start
             for res in holders:
-                occupied[res.id].append((start, occupied_end, appointment.group_size))
+                res.segment_starts.append(start)
+                res.segment_ends.append(occupied_end)
+                res.segment_groups.append(group)
                 if in_range:
                     res.load += 1
                 if own_service:
-                    res.own.append((start, int((end_seconds - start_seconds) // 60)))
-        for rid, spans in occupied.items():
-            by_id[rid].set_occupancy(spans)
+                    res.own.append(appointment)
+        for res in by_id.values():
+            res.set_occupancy()
 
     def _daily(self, res: _Resource, day: date) -> tuple[int, int]:
         """Return the count and minutes of R's active appointments of the service on *day*."""
@@ -838,7 +904,10 @@ class _Calculator:
             dates = self.dates(self.first, (self.last - self.first).days + 2)
             day_starts = [_wall(self.zone_name, each, 0, "start") for each in dates]
             daily: dict[date, tuple[int, int]] = {}
-            for start, minutes in res.own:
+            for appointment in res.own:
+                start = _floor_minute(appointment.start)
+                length = appointment.end - appointment.start
+                minutes = length.days * MINUTES_PER_DAY + length.seconds // 60
                 position = bisect.bisect_right(day_starts, start) - 1
                 if 0 <= position < len(dates) - 1:
                     count, total = daily.get(dates[position], (0, 0))
@@ -1000,7 +1069,7 @@ class _Calculator:
             return cached
         found: list[_Offer] = []
         self._offers[key] = found
-        if not record.search or self._capped(record, res):
+        if not record.search or (self.daily_limited and self._capped(record, res)):
             return found
         _, starts, limits = self._profile_day(record, res)
         if not starts:
@@ -1015,19 +1084,42 @@ class _Calculator:
         segments = len(seg_starts)
         busy_starts, busy_ends = res.busy_starts, res.busy_ends
         busies = len(busy_starts)
+        max_capacity = self.max_capacity
+        index, ids = res.index, res.ids
+        append = found.append
+        far = _FAR
+        # j: the first segment that ends after the start (b: the same for busy intervals).
+        # Without busy time, a start is clear when segment j begins at or after start + reach
+        # (start <= clear_until); j moves on only when the start reaches its end (move_at),
+        # so most starts cost two comparisons.
         j = bisect.bisect_right(seg_ends, starts[low]) if segments else 0
         b = bisect.bisect_right(busy_ends, starts[low]) if busies else 0
-        max_capacity = self.max_capacity
-        index = res.index
+        if busies:
+            move_at, clear_until = far, -far  # every start takes the full check
+        elif segments:
+            move_at = clear_until = -far  # found on the first start
+        else:
+            move_at = clear_until = far  # nothing is booked: every start is clear
         for position in range(low, high):
             start = starts[position]
+            allowable = limits[position]
+            if start >= move_at:
+                while j < segments and seg_ends[j] <= start:
+                    j += 1
+                if j < segments:
+                    move_at, clear_until = seg_ends[j], seg_starts[j] - reach
+                else:
+                    move_at = clear_until = far
+            if start <= clear_until:
+                capacity = max_capacity or allowable
+                append((start, index, allowable, allowable, capacity, capacity, ids))
+                continue
             end = start + reach
             if busies:
                 while b < busies and busy_ends[b] <= start:
                     b += 1
                 if b < busies and busy_starts[b] < end:
                     continue
-            allowable = limits[position]
             peak_count = peak_groups = 0
             if segments:
                 while j < segments and seg_ends[j] <= start:
@@ -1045,86 +1137,102 @@ class _Calculator:
             capacity = max_capacity or allowable
             if capacity - peak_groups < 1:
                 continue
-            found.append((start, index, allowable, available, capacity, capacity - peak_groups))
+            append((start, index, allowable, available, capacity, capacity - peak_groups, ids))
         return found
 
-    def day_offers(self, record: _DayRecord) -> list[tuple[_Offer, tuple[str, ...]]]:
+    def day_offers(self, record: _DayRecord) -> list[_Offer]:
         """Return the date's bookable times after the named-resource or round-robin rule."""
         candidates = self.candidates
         if len(self.named) > 1:
             if len(candidates) < len(self.named):
                 return []  # a named resource cannot be booked for the service: none is free
             return self._together(record)
+        if len(candidates) == 1:
+            return self.offers(record, candidates[0])
         if self.named or self.round_robin is RoundRobin.NONE:
-            found: list[tuple[_Offer, tuple[str, ...]]] = [
-                (offer, res.ids) for res in candidates for offer in self.offers(record, res)
-            ]
-            if len(candidates) > 1:
-                # (start, rank) is unique within a date, so tuples sort by it alone.
-                found.sort()
+            found: list[_Offer] = []
+            for res in candidates:
+                found += self.offers(record, res)
+            # Each resource's offers ascend and the resources come in rank order, so a stable
+            # sort on the start alone orders by (start, rank), with integer keys only.
+            found.sort(key=_offer_start)
             return found
         by_start: dict[int, list[_Offer]] = {}
         for res in candidates:
             for offer in self.offers(record, res):
                 by_start.setdefault(offer[0], []).append(offer)
-        chosen: list[tuple[_Offer, tuple[str, ...]]] = []
+        chosen: list[_Offer] = []
         for start in sorted(by_start):
             free = by_start[start]  # in candidate order: sort key, then id
             if self.round_robin is RoundRobin.BALANCED:
                 pick = min(free, key=lambda offer: (candidates[offer[1]].load, offer[1]))
             else:
                 digest = hashlib.blake2b(
-                    self._seed + start.to_bytes(8, "big", signed=True), digest_size=8
+                    self._random_seed() + start.to_bytes(8, "big", signed=True), digest_size=8
                 ).digest()
                 pick = free[int.from_bytes(digest, "big") % len(free)]
-            chosen.append((pick, candidates[pick[1]].ids))
+            chosen.append(pick)
         return chosen
 
-    def _together(self, record: _DayRecord) -> list[tuple[_Offer, tuple[str, ...]]]:
+    def _random_seed(self) -> bytes:
+        """Return the seed of the random round robin: a digest of the query (worked out once)."""
+        if self._seed is None:
+            self._seed = hashlib.blake2b(repr(self.query).encode(), digest_size=16).digest()
+        return self._seed
+
+    def _together(self, record: _DayRecord) -> list[_Offer]:
         """Return the times when every named resource is free, with the tightest figures."""
         ids = tuple(res.id for res in self.candidates)
         tables = [
             {offer[0]: offer for offer in self.offers(record, res)} for res in self.candidates
         ]
-        found: list[tuple[_Offer, tuple[str, ...]]] = []
+        found: list[_Offer] = []
         for start, offer in tables[0].items():
             others = [table.get(start) for table in tables[1:]]
             if any(other is None for other in others):
                 continue
             group = [offer, *(other for other in others if other is not None)]
-            combined = (
-                start,
-                0,
-                min(item[2] for item in group),
-                min(item[3] for item in group),
-                min(item[4] for item in group),
-                min(item[5] for item in group),
+            found.append(
+                (
+                    start,
+                    0,
+                    min(item[2] for item in group),
+                    min(item[3] for item in group),
+                    min(item[4] for item in group),
+                    min(item[5] for item in group),
+                    ids,
+                )
             )
-            found.append((combined, ids))
         return found
 
     def slots(self, first: date, last: date) -> list[Slot]:
         """Return the slots of the dates ``first..last``, sorted by start then resource."""
         slots: list[Slot] = []
+        append = slots.append
         duration = self.duration
         output = self.output
+        known = output.slot_cache
         for day in self.dates(first, (last - first).days + 1):
-            for offer, ids in self.day_offers(self.day_record(day)):
-                start, end, wall_date, hhmm, display = output.slot_times(offer[0], duration)
-                slots.append(
-                    Slot(
-                        start=start,
-                        end=end,
-                        date=wall_date,
-                        time=hhmm,
-                        display_time=display,
-                        duration=duration,
-                        allowable_bookings=offer[2],
-                        available_bookings=offer[3],
-                        allowable_capacity=offer[4],
-                        available_capacity=offer[5],
-                        resource_id=ids[0],
-                        resource_ids=ids,
+            for start, _, allowable, available, capacity, free, ids in self.day_offers(
+                self.day_record(day)
+            ):
+                times = known.get(start)
+                if times is None:
+                    times = output.slot_times(start, duration)
+                append(
+                    new_slot(
+                        times[0],
+                        times[1],
+                        times[2],
+                        times[3],
+                        times[4],
+                        duration,
+                        allowable,
+                        available,
+                        capacity,
+                        free,
+                        ids[0],
+                        ids,
                     )
                 )
         return slots
@@ -1283,7 +1391,7 @@ class _Output:
         )
         self._walls: dict[int, tuple[datetime, date, int, str]] = {}
         self._instants: dict[int, datetime] = {}
-        self._slots: dict[int, tuple[datetime, datetime, date, int, str]] = {}
+        self.slot_cache: dict[int, tuple[datetime, datetime, date, int, str]] = {}
 
     def instant(self, minute: int) -> datetime:
         """Return the datetime of *minute* in the output zone."""
@@ -1307,13 +1415,17 @@ class _Output:
 
     def slot_times(self, minute: int, duration: int) -> tuple[datetime, datetime, date, int, str]:
         """Return ``(start, end, date, HHMM, display text)`` of a slot starting at *minute*."""
-        found = self._slots.get(minute)
+        found = self.slot_cache.get(minute)
         if found is None:
-            moment, day, hhmm, display = self.wall(minute)
-            found = self._slots[minute] = (
+            moment = self.instant(minute)
+            hhmm = moment.hour * 100 + moment.minute
+            display = _DISPLAY.get(hhmm)
+            if display is None:
+                display = _DISPLAY[hhmm] = _hhmm_text(moment.hour, moment.minute)
+            found = self.slot_cache[minute] = (
                 moment,
                 self.instant(minute + duration),
-                day,
+                moment.date(),
                 hhmm,
                 display,
             )

@@ -223,13 +223,11 @@ def read_snapshot(
     start, end = appointment_range(location, first, last)
     appointments: list[Appointment] = []
     if resource_ids:
-        appointments = [
-            appointment
-            for appointment in reader.appointments_overlapping(
-                location_id=location.id, resource_ids=resource_ids, start=start, end=end
-            )
-            if appointment.id != exclude_appointment_id
-        ]
+        appointments = reader.appointments_overlapping(
+            location_id=location.id, resource_ids=resource_ids, start=start, end=end
+        )
+        if exclude_appointment_id is not None:
+            appointments = [a for a in appointments if a.id != exclude_appointment_id]
     paddings: dict[str, int] = {}
     for service_id in {appointment.service_id for appointment in appointments} - {service.id}:
         other = reader.get(Service, service_id)

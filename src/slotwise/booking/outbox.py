@@ -15,6 +15,7 @@ from slotwise.clock import IdGenerator
 from slotwise.model import (
     Appointment,
     Customer,
+    FrozenJSON,
     OutboxEvent,
     QueuedReminder,
     Resource,
@@ -31,13 +32,26 @@ __all__ = [
 ]
 
 
-def _appointment_data(appointment: Appointment) -> dict[str, Any]:
+def _frozen(items: dict[str, Any]) -> FrozenJSON:
+    """
+    Return *items* as a ``FrozenJSON`` without walking them again.
+
+    Only for values that are frozen already (what ``to_json_data`` returns, ``str``, ``int``,
+    ``None``): ``OutboxEvent`` freezes its payload, and ``freeze_json`` returns a
+    ``FrozenJSON`` as it is, so an appointment event's payload is walked once, not twice.
+    """
+    frozen = FrozenJSON.__new__(FrozenJSON)
+    dict.update(frozen, items)
+    return frozen
+
+
+def _appointment_data(appointment: Appointment) -> FrozenJSON:
     data: dict[str, Any] = dict(to_json_data(appointment))
     # The fingerprint is slotwise's own bookkeeping, not appointment data.
     del data["idempotency_fingerprint"]
     data["resource_id"] = appointment.resource_id
     data["duration"] = appointment.duration_minutes
-    return data
+    return _frozen(data)
 
 
 def customer_data(customer: Customer) -> Mapping[str, Any]:
@@ -52,15 +66,17 @@ def resource_data(resource: Resource) -> Mapping[str, Any]:
     return data
 
 
-def _resource_summary(resource: Resource) -> dict[str, Any]:
+def _resource_summary(resource: Resource) -> FrozenJSON:
     # Appointment events carry who is booked, not the resource's whole setup record.
-    return {
-        "id": resource.id,
-        "name": resource.name,
-        "email": resource.email,
-        "description": resource.description,
-        "timezone": resource.timezone,
-    }
+    return _frozen(
+        {
+            "id": resource.id,
+            "name": resource.name,
+            "email": resource.email,
+            "description": resource.description,
+            "timezone": resource.timezone,
+        }
+    )
 
 
 def appointment_payload(

@@ -9,8 +9,9 @@ it touches (storage protocol: Isolation), and inside it:
 2. the rules of the operation (service at the location, resources at the location taking the
    service, past dates, group size, customer details and limits);
 3. for a new time, the slot check by **the availability engine itself**: the same
-   ``read_snapshot`` + ``available_times`` the listing uses, for the appointment's location date
-   and resources, must offer exactly that start, end and resources with enough capacity;
+   ``read_snapshot`` and calculator the listing uses (``bookable_at``: the listing's slots of
+   the appointment's location date that start then, without building the response), for its
+   resources, must offer exactly that start, end and resources with enough capacity;
 4. the writes: the appointment, an audit entry per changed record, outbox events and queued
    reminders.
 
@@ -24,16 +25,15 @@ import builtins
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Literal, TypeVar
 
 import attrs
 
 from slotwise._time import to_utc, zone
 from slotwise.availability.busy import BusyIntervals, NoBusyTime, fetch_busy_time
-from slotwise.availability.calculator import available_times
+from slotwise.availability.calculator import bookable_at
 from slotwise.availability.query import AvailabilityQuery
-from slotwise.availability.results import Slot
 from slotwise.availability.snapshot import (
     appointment_range,
     candidate_resources,
@@ -1212,21 +1212,21 @@ class AppointmentOperations:
         )
         if busy:
             snapshot = attrs.evolve(snapshot, busy=busy)
-        matching = _matching(available_times(snapshot, query, now).available_times, start, end)
+        # The listing's own slots of that date starting at *start*: the query's duration is the
+        # slot's length, so each of them also ends at *end*.
+        matching = bookable_at(snapshot, query, now, start)
         if ids:
-            matching = [slot for slot in matching if slot.resource_ids == ids]
-        elif matching and matching[0].available_capacity < group_size:
+            matching = [slot for slot in matching if slot[0] == ids]
+        elif matching and matching[0][1] < group_size:
             # The round robin's pick cannot seat the group: take the first free resource that can.
             everyone = attrs.evolve(query, round_robin=RoundRobin.NONE)
-            matching = _matching(
-                available_times(snapshot, everyone, now).available_times, start, end
-            )
+            matching = bookable_at(snapshot, everyone, now, start)
         if not matching:
             raise SlotUnavailable(start=start, end=end, resource_ids=ids)
-        for slot in matching:
-            if slot.available_capacity >= group_size:
-                return slot.resource_ids
-        current = max(slot.available_capacity for slot in matching)
+        for resource_ids, available_capacity in matching:
+            if available_capacity >= group_size:
+                return resource_ids
+        current = max(available_capacity for _, available_capacity in matching)
         raise CapacityExceeded(requested=group_size, allowed=current)
 
     def _check_details(self, reader: Reader, customer: Customer | None, details: _Details) -> None:
@@ -1302,16 +1302,6 @@ class AppointmentOperations:
                 appointment, customer=customer, resources=resources, previous=previous
             ),
         )
-
-
-def _matching(slots: Iterable[Slot], start: datetime, end: datetime) -> builtins.list[Slot]:
-    # Compare in UTC: PEP 495 makes a wall time inside a DST fold unequal to every instant of
-    # another zone, so a slot in the repeated hour would never match a UTC start otherwise.
-    return [
-        slot
-        for slot in slots
-        if slot.start.astimezone(UTC) == start and slot.end.astimezone(UTC) == end
-    ]
 
 
 def _merge_details(appointment: Appointment, details: _Details) -> _Details:

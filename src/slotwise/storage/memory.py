@@ -324,17 +324,27 @@ class _MemoryReader:
                 (store._by_resource.get(resource_id, []), store._longest.get(resource_id))
                 for resource_id in set(resource_ids)
             ]
-        seen: dict[str, Appointment] = {}
+        # id -> its (start, id) index entry: each appointment once, however many of the
+        # resources it takes; sorting the entries themselves orders by (start, id).
+        seen: dict[str, tuple[datetime, str]] = {}
         for entries, longest in sources:
             if not entries or longest is None:
                 continue
-            index = bisect.bisect_left(entries, (start - longest, ""))
-            while index < len(entries) and entries[index][0] < end:
-                appointment: Appointment = table[entries[index][1]]
+            low = bisect.bisect_left(entries, (start - longest, ""))
+            middle = bisect.bisect_left(entries, (start, ""), low)
+            high = bisect.bisect_left(entries, (end, ""), middle)
+            # Starting before the range: overlaps only when it ends inside it.
+            for entry in entries[low:middle]:
+                appointment: Appointment = table[entry[1]]
                 if appointment.end > start and appointment.location_id == location_id:
-                    seen[appointment.id] = appointment
-                index += 1
-        return sorted(seen.values(), key=lambda item: (item.start, item.id))
+                    seen[entry[1]] = entry
+            # Starting inside the range: overlaps (its end is after its start).
+            for entry in entries[middle:high]:
+                if table[entry[1]].location_id == location_id:
+                    seen[entry[1]] = entry
+        # One index is already in (start, id) order, and a dict keeps insertion order.
+        keys = list(seen.values()) if len(sources) == 1 else sorted(seen.values())
+        return [table[record_id] for _, record_id in keys]
 
     def appointment_by_idempotency_key(self, company_id: str, key: str) -> Appointment | None:
         store = self._store
