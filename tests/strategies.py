@@ -841,3 +841,143 @@ def _appointments_for(
             )
         )
     return tuple(found)
+
+
+# --- Bookable businesses (tests/property/test_listing_agrees_with_booking.py) ------------------
+
+
+@st.composite
+def bookable_cases(
+    draw: st.DrawFn, *, max_resources: int = 2
+) -> tuple[Business, AvailabilityQuery, datetime]:
+    """
+    Draw ``(business, query, now)`` like :func:`availability_cases`, but one that usually offers
+    slots on its first searched day: open every day, recurring resources, an appointment
+    service, a week's book-ahead, and blocks, allocations, limits, padding and appointments
+    still deciding which slots are free. Grid steps are 5 minutes or more, so a day lists at
+    most a few hundred slots per resource. The query asks for every resource, round robin
+    ``none``, on the service's own grid (no ``interval``).
+    """
+    zone_name = draw(zones())
+    start_date, end_date = draw(searched_dates(zone_name=zone_name))
+    company = Company(id="company-1", name="Bookable Spa", timezone=zone_name)
+    location = Location(
+        id="location-1",
+        company_id="company-1",
+        name="Downtown",
+        timezone=zone_name,
+        is_primary=True,
+        business_hours=draw(_friendly_business_hours()),
+        holidays=draw(
+            st.lists(
+                _near(start_date, before=1, after=1).map(lambda d: Holiday(date=d)), max_size=1
+            )
+            if draw(_one_in(8))
+            else st.just([])
+        ),
+        settings=LocationSettings(booking_window=draw(booking_windows(friendly=True))),
+        primary_calendar_id="calendar-1",
+    )
+    calendar = Calendar(
+        id="calendar-1",
+        name="Downtown",
+        interval=draw(st.sampled_from(SLOT_INTERVALS[1:])),
+        bookings_per_slot=draw(st.integers(1, 3)),
+        primary=True,
+        company_id="company-1",
+        location_id="location-1",
+    )
+    capacity = draw(st.sampled_from((0, 0, 1, 2, 4)))
+    service = Service(
+        id="service-1",
+        name="Massage",
+        duration=draw(st.one_of(st.sampled_from((15, 30, 45, 60, 90)), st.integers(5, 180))),
+        padding=draw(st.sampled_from((0, 0, 5, 10, 15, 30))),
+        booking_interval=draw(st.none() | st.sampled_from(SLOT_INTERVALS[1:])),
+        booking_limit=draw(st.sampled_from((0, 0, 1, 2, 3))),
+        max_capacity=capacity,
+        max_group_size=min(capacity, draw(st.integers(1, 2))) if capacity else 0,
+        daily_booking_limit_count=draw(st.sampled_from((0, 0, 0, 2, 4))),
+        daily_booking_limit_minutes=draw(st.sampled_from((0, 0, 0, 120, 240))),
+        booking_window=draw(st.none() | booking_windows(friendly=True)),
+        availability=draw(st.just(WeeklyHours.always()) | _friendly_weekly_hours()),
+        company_id="company-1",
+        location_id="location-1",
+    )
+    resource_ids = [f"resource-{n}" for n in range(1, draw(st.integers(1, max_resources)) + 1)]
+    resource_list = [
+        Resource(
+            id=resource_id,
+            name=resource_id,
+            timezone=zone_name if draw(_one_in(4)) is False else draw(zones()),
+            weekly_hours=draw(st.just(WeeklyHours.always()) | _friendly_weekly_hours()),
+            options=ResourceOptions(ignore_business_hours=draw(_one_in(5))),
+            linked_service_ids=draw(st.sampled_from(((),) * 6 + (("service-1",), ("service-2",)))),
+            deleted=draw(_one_in(16)),
+            company_id="company-1",
+            location_id="location-1",
+        )
+        for resource_id in resource_ids
+    ]
+    block_targets = [
+        (BlockTarget.CALENDAR, "calendar-1"),
+        (BlockTarget.SERVICE, "service-1"),
+        *((BlockTarget.RESOURCE, resource_id) for resource_id in resource_ids),
+    ]
+    block_list = []
+    for number in range(draw(st.integers(0, 2))):
+        block_target, target_id = draw(st.sampled_from(block_targets))
+        fields = draw(_near_window_fields(around=start_date))
+        # An all-day block of the calendar would close the whole day: keep blocks partial.
+        fields.update(all_day=False)
+        if (fields["start_time"], fields["end_time"]) == (0, END_OF_DAY):
+            fields.update(end_time=1200)
+        block_list.append(
+            Block(
+                id=f"block-{number}",
+                target=block_target,
+                target_id=target_id,
+                company_id="company-1",
+                location_id="location-1",
+                **fields,
+            )
+        )
+    allocation_targets = [
+        (AllocationTarget.SERVICE, "service-1"),
+        *((AllocationTarget.RESOURCE, resource_id) for resource_id in resource_ids),
+    ]
+    allocation_list = [
+        Allocation(
+            id=f"allocation-{number}",
+            target=target,
+            target_id=target_id,
+            booking_limit=draw(st.sampled_from((0, 1, 2, 4))),
+            company_id="company-1",
+            location_id="location-1",
+            **draw(_near_window_fields(around=start_date)),
+        )
+        for number, (target, target_id) in enumerate(
+            draw(st.lists(st.sampled_from(allocation_targets), max_size=2))
+        )
+    ]
+    # Mostly before the first searched day starts in the location's zone, sometimes inside it.
+    local_midnight = datetime.combine(start_date, datetime.min.time(), load_zone(zone_name))
+    now = local_midnight.astimezone(UTC) + timedelta(minutes=draw(st.integers(-2 * 1440, 240)))
+    query = AvailabilityQuery(
+        service_id="service-1",
+        start_date=start_date,
+        end_date=end_date,
+        location_id="location-1",
+        round_robin=RoundRobin.NONE,
+    )
+    business = Business(
+        company=company,
+        location=location,
+        calendar=calendar,
+        service=service,
+        resources=tuple(resource_list),
+        blocks=tuple(block_list),
+        allocations=tuple(allocation_list),
+    )
+    appointments = draw(_appointments_for(business, query, now, resource_ids=resource_ids))
+    return attrs.evolve(business, appointments=appointments), query, now

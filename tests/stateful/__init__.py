@@ -1,0 +1,3 @@
+"""Hypothesis state machines (STYLE rule 33)."""
+
+from __future__ import annotations
