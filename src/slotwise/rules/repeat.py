@@ -122,7 +122,7 @@ def repeat_dates(
     dtstart = _aligned_start(rule, start_date, low, high)
     if dtstart is None:
         return []
-    # dtstart is always passed: dateutil 4 falls back to datetime.now() without it (STYLE rule 23);
+    # dtstart is always passed: dateutil 4 falls back to the current time without it (STYLE rule 23);
     # wkst is always passed: its default is the process-wide calendar.firstweekday().
     dates = rrule(
         _RRULE_FREQ[rule.frequency],
