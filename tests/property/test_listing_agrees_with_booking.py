@@ -18,8 +18,13 @@ Then:
 * without a named resource, every time the default (balanced) listing offers books, taking the
   resource that listing showed ("the service's round robin picks one, as in the listing").
 
-``TestQueryInterval`` records an open question: a listing asked for another grid (the query's
-``interval``, decision 6) offers times that booking refuses.
+``TestOtherListingsAgreeWithBooking`` does the same for the reschedule listing of a booked
+appointment (each listed slot takes it, unless its group does not fit the slot's available
+capacity: ``CapacityExceeded``, docs/semantics.md "Listings are for a party of one") and for a
+listing of several named resources together (each slot books them all at once).
+
+``TestQueryInterval``: a listing asked for another grid (the query's ``interval``, decision 6) is a
+view; booking keeps the business's grid (docs/semantics.md "The query's interval is a view").
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from slotwise import Scheduler, Workspace
 from slotwise._time import zone
 from slotwise.availability.query import AvailabilityQuery
 from slotwise.availability.results import Slot
-from slotwise.errors import InvalidReference, PastAppointment, SlotUnavailable
+from slotwise.errors import CapacityExceeded, InvalidReference, PastAppointment, SlotUnavailable
 from slotwise.model import AppointmentStatus, Resource, RoundRobin
 from slotwise.storage.memory import MemoryStore
 from slotwise.testing import ManualClock, SequentialIds
@@ -106,17 +111,23 @@ def candidates(
     return sorted(found)
 
 
+def cases(
+    *, max_resources: int = 2
+) -> st.SearchStrategy[tuple[Business, AvailabilityQuery, datetime]]:
+    """Three in four businesses usually offer slots; the rest draw every restriction."""
+    return st.sampled_from((True, True, True, False)).flatmap(
+        lambda bookable: (
+            strategies.bookable_cases()
+            if bookable
+            else strategies.availability_cases(max_resources=max_resources)
+        )
+    )
+
+
 class TestListingAgreesWithBooking:
     @settings(max_examples=EXAMPLES)
     @given(
-        # Three in four businesses usually offer slots; the rest draw every restriction.
-        case=st.sampled_from((True, True, True, False)).flatmap(
-            lambda bookable: (
-                strategies.bookable_cases()
-                if bookable
-                else strategies.availability_cases(max_resources=2)
-            )
-        ),
+        case=cases(),
         picks=st.lists(st.integers(0, 10_000), max_size=6),
     )
     def test_listed_slots_book_and_unlisted_times_do_not(
@@ -185,18 +196,105 @@ class TestListingAgreesWithBooking:
             assert slot.resource_ids == booked.resource_ids
 
 
+class TestOtherListingsAgreeWithBooking:
+    @settings(max_examples=EXAMPLES)
+    @given(case=cases(), data=st.data())
+    def test_reschedule_listing_slots_reschedule(
+        self, case: tuple[Business, AvailabilityQuery, datetime], data: st.DataObject
+    ):
+        """A booked appointment moves to every slot its reschedule listing offers with room for its group."""
+        business, query, now = case
+        movable = [
+            appointment
+            for appointment in business.appointments
+            if appointment.status is AppointmentStatus.BOOKED
+            and appointment.start >= now
+            and appointment.service_id == business.service.id
+            # Moving re-validates the group against the service as it is now (BOOKING-408).
+            and appointment.group_size
+            <= (business.service.max_group_size if business.service.allows_groups else 1)
+        ]
+        if not movable:
+            return
+        appointment = data.draw(st.sampled_from(movable), label="appointment")
+        day = query.start_date
+        slots = (
+            workspace(business, now)
+            .availability.for_reschedule(appointment.id, day, day)
+            .available_times
+        )
+
+        for slot in slots:
+            moving = workspace(business, now).appointments
+            if slot.available_capacity < appointment.group_size:
+                # Listings are for one person; the slot's capacity says whether a group fits.
+                with pytest.raises(CapacityExceeded):
+                    moving.reschedule(
+                        appointment.id,
+                        start=slot.start,
+                        end=slot.end,
+                        resource_ids=slot.resource_ids,
+                    )
+                continue
+            moved = moving.reschedule(
+                appointment.id,
+                start=slot.start,
+                end=slot.end,
+                resource_ids=slot.resource_ids,
+            )
+
+            assert (slot.start.astimezone(UTC), slot.resource_ids) == (
+                moved.start,
+                moved.resource_ids,
+            )
+
+    @settings(max_examples=EXAMPLES)
+    @given(case=cases(max_resources=3), data=st.data())
+    def test_multi_resource_listing_slots_book(
+        self, case: tuple[Business, AvailabilityQuery, datetime], data: st.DataObject
+    ):
+        """Every slot listed for several resources together books them together as BK."""
+        business, query, now = case
+        takers = [r.id for r in business.resources if r.takes_service(business.service.id)]
+        if len(takers) < 2:
+            return
+        named = data.draw(
+            st.lists(st.sampled_from(takers), min_size=2, max_size=3, unique=True),
+            label="resource_ids",
+        )
+        day = query.start_date
+        slots = (
+            workspace(business, now)
+            .availability.times(
+                business.service.id,
+                day,
+                day,
+                location_id=business.location.id,
+                resource_ids=named,
+            )
+            .available_times
+        )
+
+        for slot in slots:
+            booked = workspace(business, now).appointments.create(
+                business.service.id,
+                slot.start,
+                slot.end,
+                resource_ids=named,
+                complete_booking="BK",
+                name="Ann Lee",
+                email="ann@example.com",
+            )
+
+            assert (slot.start.astimezone(UTC), set(named)) == (
+                booked.start,
+                set(booked.resource_ids),
+            )
+
+
 class TestQueryInterval:
-    @pytest.mark.xfail(
-        strict=True,
-        raises=SlotUnavailable,
-        reason=(
-            "open question for the lead: a listing asked for another grid (decision 6, the "
-            "query's interval) offers times that booking, which checks the service's own grid, "
-            "refuses; docs/appointments.md says what the listing offers can be booked"
-        ),
-    )
-    def test_a_slot_listed_on_a_query_interval_books(self):
-        """A slot listed with interval=5 (09:05-09:35 New York) can be booked as listed."""
+    def test_a_query_interval_changes_the_view_not_the_bookable_grid(self):
+        """With interval=5 the 09:05 slot is listed but refused; the 09:30 one (on the service grid) books."""
         scheduler = Scheduler(
             MemoryStore(),
             clock=ManualClock(datetime(2026, 1, 5, 9, 0, tzinfo=UTC)),
@@ -205,20 +303,23 @@ class TestQueryInterval:
         company = scheduler.create_company(name="Acme", timezone="America/New_York")
         ws = scheduler.for_company(company.id)
         ws.locations.create(name="Downtown")
-        service = ws.services.create(name="Cut", duration=30, reason="r")
+        service = ws.services.create(name="Cut", duration=30, booking_interval=30, reason="r")
         resource = ws.resources.create(name="Ana", reason="r")
-        slot = ws.availability.times(
+        slots = ws.availability.times(
             service.id, "2026-01-06", "2026-01-06", resource_id=resource.id, interval=5
-        ).available_times[1]
+        ).available_times
+        off_grid, on_grid = slots[1], slots[6]
+        details = {"name": "Ann Lee", "email": "ann@example.com", "complete_booking": "BK"}
 
+        with pytest.raises(SlotUnavailable):
+            ws.appointments.create(
+                service.id, off_grid.start, off_grid.end, resource_id=resource.id, **details
+            )
         booked = ws.appointments.create(
-            service.id,
-            slot.start,
-            slot.end,
-            resource_id=resource.id,
-            complete_booking="BK",
-            name="Ann Lee",
-            email="ann@example.com",
+            service.id, on_grid.start, on_grid.end, resource_id=resource.id, **details
         )
 
-        assert (slot.start, AppointmentStatus.BOOKED) == (booked.start, booked.status)
+        assert ((off_grid.time, on_grid.time), booked.start) == (
+            (905, 930),
+            on_grid.start.astimezone(UTC),
+        )

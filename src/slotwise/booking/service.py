@@ -91,6 +91,7 @@ from slotwise.operations.locations import settings_in_force
 from slotwise.paging import DEFAULT_LIMIT, Page, paginate
 from slotwise.storage.protocol import Reader, Transaction
 
+from .fields import check_field_values
 from .outbox import append_event, appointment_payload
 from .transitions import Outcome, transition
 
@@ -325,8 +326,10 @@ class AppointmentOperations:
             SlotUnavailable: when availability does not offer that time for those resources.
             CapacityExceeded: ``BOOKING-138``, when the slot's available capacity is below the
                 group size.
-            FieldRequired: when a BK/RS booking lacks a customer, name or e-mail.
+            FieldRequired: when a BK/RS booking lacks a customer, name or e-mail, or leaves a
+                required field definition of the location blank.
             InvalidFormat: for a malformed e-mail address.
+            InvalidChoice: for a select field's value outside its choices.
             CustomerLimitReached: when the customer's limits are reached (decision 10).
             IdempotencyConflict: when the key was used for a different request.
         """
@@ -465,6 +468,7 @@ class AppointmentOperations:
                 idempotency_fingerprint=fingerprint,
                 **_customer_fields(customer, details),
             )
+            check_field_values(tx, appointment, completing=completing)
             if completing and customer is None and details.email is not None:
                 customer = self._add_customer(tx, details)
                 appointment = attrs.evolve(appointment, customer_id=customer.id)
@@ -510,7 +514,9 @@ class AppointmentOperations:
             InvalidTransition: when the appointment is not IN.
             PastAppointment: when it starts before now.
             HoldExpired: when the hold expired and its time was taken meanwhile.
-            FieldRequired, InvalidFormat: for missing or malformed customer details.
+            FieldRequired, InvalidFormat: for missing or malformed customer details, or a
+                required field definition of the location left blank.
+            InvalidChoice: for a select field's value outside its choices.
             CustomerLimitReached: when the customer's limits are reached.
         """
         details = _Details.of(
@@ -625,6 +631,7 @@ class AppointmentOperations:
                 **_customer_fields(customer, merged),
                 **extra,
             )
+            check_field_values(tx, updated, completing=True)
             if customer is None and merged.email is not None:
                 customer = self._add_customer(tx, merged)
                 updated = attrs.evolve(updated, customer_id=customer.id)

@@ -5,7 +5,6 @@ The catalogue: services (bookable offerings) and service groups.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import Any
 
 import attrs
@@ -22,6 +21,7 @@ from ._checks import (
     to_enum,
 )
 from ._enum import SpecEnum
+from ._frozen import freeze_json
 from .calendar import SLOT_INTERVALS
 from .company import BookingWindow
 from .hours import WeeklyHours
@@ -80,8 +80,10 @@ def _to_round_robin(value: object) -> RoundRobin:
     return to_enum(RoundRobin, value, field="round_robin")
 
 
-def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    return MappingProxyType(dict(value or {}))
+def _frozen_options(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    # FrozenJSON, not MappingProxyType: read-only and still picklable and deep-copyable.
+    frozen: Mapping[str, Any] = freeze_json(dict(value or {}), field="options")
+    return frozen
 
 
 def _check_group_limits(instance: Service, _attribute: Any, _value: Any) -> None:
@@ -177,7 +179,7 @@ class Service:
     booking_window: BookingWindow | None = None
     availability: WeeklyHours = attrs.field(factory=WeeklyHours, validator=_check_durations)
     options: Mapping[str, Any] = attrs.field(
-        factory=dict, converter=_frozen_mapping, hash=False, repr=mapping_repr
+        factory=dict, converter=_frozen_options, hash=False, repr=mapping_repr
     )
     reason: str | None = attrs.field(default=None, validator=check_text(max_len=255))
 

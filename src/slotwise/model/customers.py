@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from types import MappingProxyType
 from typing import Any
 
 import attrs
@@ -25,6 +24,7 @@ from ._checks import (
     to_enum,
 )
 from ._enum import SpecEnum
+from ._frozen import freeze_json
 from .company import Address
 
 __all__ = [
@@ -60,7 +60,9 @@ def check_custom_fields(values: Mapping[str, str]) -> Mapping[str, str]:
                 expected="a string of at most 4000 characters",
                 value=value,
             )
-    return MappingProxyType(dict(values))
+    # FrozenJSON, not MappingProxyType: read-only and still picklable and deep-copyable.
+    frozen: Mapping[str, str] = freeze_json(dict(values), field="custom_fields")
+    return frozen
 
 
 class CustomerKind(SpecEnum):
