@@ -370,6 +370,19 @@ class TestSlotCheck:
         assert "2026-01-06T14:15:00+00:00 to 2026-01-06T14:45:00+00:00" in info.value.message
         assert f"resource {resource.id!r}" in info.value.message
 
+    def test_a_day_long_padding_from_yesterday_still_blocks_the_slot(
+        self, ws: Workspace, service: Service, resource: Resource
+    ):
+        """Padding of 1,440 minutes reaches the next day: the check reads back that far."""
+        long = ws.services.create(name="Deep clean", duration=30, padding=1440, reason="r")
+        book(ws, long, resource, at(1600))  # occupies Ana until Wednesday 16:30
+
+        with pytest.raises(SlotUnavailable):
+            book(ws, service, resource, at(1000, day=7), email="bo@example.com")
+        after = book(ws, service, resource, at(1630, day=7), email="cy@example.com")
+
+        assert after.start == at(1630, day=7)
+
     def test_off_grid_and_closed_times_are_refused(
         self, ws: Workspace, service: Service, resource: Resource
     ):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime, timedelta
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
@@ -35,6 +35,7 @@ from .busy import BusyIntervals, BusyTimeProvider, fetch_busy_time
 from .query import AvailabilityQuery
 
 __all__ = [
+    "LONGEST_PADDING",
     "Snapshot",
     "appointment_range",
     "candidate_resources",
@@ -45,6 +46,8 @@ __all__ = [
 # Appointments are read this far beyond the searched days: a slot's padding (at most a day, see
 # Service.padding) and an appointment's padding both reach at most one day across a day's edge.
 _MARGIN = timedelta(days=1)
+LONGEST_PADDING: Final = _MARGIN
+"""The longest padding an appointment may carry (Service.padding is at most 1440 minutes)."""
 
 
 def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -107,6 +110,20 @@ class Snapshot:
     )
 
 
+def _occupying(
+    appointments: list[Appointment], since: datetime, service: Service, paddings: Mapping[str, int]
+) -> list[Appointment]:
+    """Return the appointments whose occupied time (end plus padding) ends after *since*."""
+    own = timedelta(minutes=service.padding)
+    kept = []
+    for appointment in appointments:
+        minutes = paddings.get(appointment.service_id)
+        padding = own if minutes is None else timedelta(minutes=minutes)
+        if appointment.end + padding > since:
+            kept.append(appointment)
+    return kept
+
+
 def searched_dates(query: AvailabilityQuery) -> tuple[date, date]:
     """
     Return the first and last location dates a query looks at.
@@ -159,6 +176,7 @@ def read_snapshot(
     named_resources: Sequence[Resource] = (),
     busy_provider: BusyTimeProvider | None = None,
     exclude_appointment_id: str | None = None,
+    judged_between: tuple[datetime, datetime] | None = None,
 ) -> Snapshot:
     """
     Read everything *query* needs at *location* for *service*.
@@ -181,6 +199,10 @@ def read_snapshot(
             :func:`~slotwise.availability.busy.fetch_busy_time` after the read instead.
         exclude_appointment_id: an appointment left out of the snapshot (a reschedule does not
             count the appointment being moved against itself, decision 23).
+        judged_between: read only the appointments whose occupied time (end plus padding)
+            meets this instant range, instead of those of the searched days plus a day either
+            side. For a caller that judges slots occupying only that range and needs no
+            whole-day totals (daily limits, round robin load): the booking check.
 
     Returns:
         The snapshot.
@@ -221,6 +243,9 @@ def read_snapshot(
         target_ids=[service.id, *resource_ids], first=first, last=last
     )
     start, end = appointment_range(location, first, last)
+    if judged_between is not None:
+        # Padding reaches at most a day past an appointment's end.
+        start, end = judged_between[0] - LONGEST_PADDING, judged_between[1]
     appointments: list[Appointment] = []
     if resource_ids:
         appointments = reader.appointments_overlapping(
@@ -232,6 +257,8 @@ def read_snapshot(
     for service_id in {appointment.service_id for appointment in appointments} - {service.id}:
         other = reader.get(Service, service_id)
         paddings[service_id] = other.padding if other is not None else 0
+    if judged_between is not None:
+        appointments = _occupying(appointments, judged_between[0], service, paddings)
     busy = (
         fetch_busy_time(busy_provider, resources, start, end) if busy_provider is not None else {}
     )

@@ -1208,6 +1208,11 @@ class AppointmentOperations:
             duration=None if minutes == service.duration else minutes,
             round_robin=RoundRobin.NONE if ids else None,
         )
+        judged = None
+        if ids and not (service.daily_booking_limit_count or service.daily_booking_limit_minutes):
+            # Named resources and no daily limit: only appointments whose occupied time can
+            # reach this slot's (start to end plus padding) matter, not the whole day's.
+            judged = (start, end + timedelta(minutes=service.padding))
         snapshot = read_snapshot(
             tx,
             query,
@@ -1216,6 +1221,7 @@ class AppointmentOperations:
             service=service,
             named_resources=resources,
             exclude_appointment_id=exclude_id,
+            judged_between=judged,
         )
         if busy:
             snapshot = attrs.evolve(snapshot, busy=busy)
