@@ -811,6 +811,24 @@ class TestHolds:
 
         assert [first, second] == [appointment.start for appointment in made]
 
+    def test_a_slot_ending_on_the_second_pass_of_the_fold_is_bookable(
+        self, ws: Workspace, resource: Resource, clock: ManualClock
+    ):
+        """00:30 EDT + 90 min ends at 01:00 EST (the fold's second 01:00): listed and bookable."""
+        ws.locations.update(ws.locations.list().data[0].id, business_hours=BusinessHours.always())
+        always = ws.resources.create(name="Night", reason="r", weekly_hours=WEEK_24H)
+        service = ws.services.create(name="Long", duration=90, booking_interval=30, reason="r")
+        clock.set(datetime(2026, 10, 31, 12, 0, tzinfo=UTC))
+        start = datetime(2026, 11, 1, 4, 30, tzinfo=UTC)  # 00:30 EDT
+        listed = ws.availability.times(
+            service.id, "2026-11-01", "2026-11-01", resource_id=always.id
+        )
+        slot = next(s for s in listed.available_times if s.start.astimezone(UTC) == start)
+
+        made = ws.appointments.create(service.id, slot.start, slot.end, resource_id=always.id)
+
+        assert (made.start, made.end) == (start, datetime(2026, 11, 1, 6, 0, tzinfo=UTC))
+
     def test_book_a_live_hold(self, ws: Workspace, service: Service, resource: Resource):
         """Booking a hold within its timer: IN → BK, details saved, event and audit."""
         appointment = hold(ws, service, resource, at(900))

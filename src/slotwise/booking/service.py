@@ -30,7 +30,7 @@ from typing import Any, Literal, TypeVar
 
 import attrs
 
-from slotwise._time import to_utc, zone
+from slotwise._time import hhmm_to_minutes, to_utc, wall_to_instant, zone
 from slotwise.availability.busy import BusyIntervals, NoBusyTime, fetch_busy_time
 from slotwise.availability.calculator import bookable_at
 from slotwise.availability.query import AvailabilityQuery
@@ -1194,8 +1194,13 @@ class AppointmentOperations:
         end_time: int | None = 2400
         if local_end.date() == day:
             end_time = local_end.hour * 100 + local_end.minute
-        if end_time is not None and end_time <= start_time:
-            end_time = None  # a slot ending inside a DST fold: search to the end of the day
+        if end_time is not None and (
+            end_time <= start_time
+            or wall_to_instant(day, hhmm_to_minutes(end_time), tz, edge="end") != end
+        ):
+            # The end's wall time names another instant (a slot ending on the second pass of
+            # a DST fold, 01:30 after 02:00 fell back to 01:30): search to the end of the day.
+            end_time = None
         query = AvailabilityQuery(
             service_id=service.id,
             start_date=day,
