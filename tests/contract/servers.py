@@ -110,7 +110,8 @@ def server_engine(server: Server) -> Any:
                 pass
         except sqlalchemy.exc.SQLAlchemyError as error:
             engine.dispose()
-            first_line = str(error.orig or error).strip().splitlines()[0]
+            # Only DBAPIError carries the driver's own error (.orig); show it when there is one.
+            first_line = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
             _unreachable[server.name] = (
                 f"{server.name} is not reachable at {engine.url.render_as_string()} "
                 f"({first_line}); start it with `{server.start}`, or point "
