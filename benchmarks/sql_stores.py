@@ -69,28 +69,22 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import attrs
-from expected import parse_utc
+from workload import Workload
 
 from slotwise import (
-    SLOT_INTERVALS,
     Appointment,
     AppointmentStatus,
     BookingWindow,
     BusinessHours,
-    DayHours,
-    DayWindow,
     LocationSettings,
     MemoryStore,
-    RoundRobin,
     Scheduler,
     Store,
-    Weekday,
-    WeeklyHours,
     Workspace,
 )
 from slotwise.testing import ManualClock, SequentialIds
@@ -401,129 +395,13 @@ def _book_in_processes(target: Target, business: Business, bookings: int, proces
 
 # -- the gen.py workload ---------------------------------------------------------------------
 
-# gen.py numbers weekdays as date.weekday() does: 0 = Monday .. 6 = Sunday.
-_BY_PYTHON_WEEKDAY = {day.python: day for day in Weekday}
-_BOOK_AHEAD_DAYS_MAX = 730
 
-
-def _hhmm(text: str) -> int:
-    hours, minutes = (int(part) for part in text.split(":"))
-    return hours * 100 + minutes
-
-
-def _book_ahead(now: datetime, last_day: date) -> BookingWindow:
-    # As workload.py: two spare days cover any zone offset between now (UTC) and the location.
-    days = (last_day - now.date()).days + 2
-    if days <= _BOOK_AHEAD_DAYS_MAX:
-        return BookingWindow(book_ahead_unit="days", book_ahead_value=days)
-    return BookingWindow(book_ahead_unit="weeks", book_ahead_value=-(-days // 7))
-
-
-class LoadedWorkload:
-    """
-    A gen.py scenario loaded into *store*, mapped exactly as ``workload.Workload`` maps it.
-
-    ``workload.Workload`` builds its own ``MemoryStore``, so this is its loader with the store
-    passed in (kept in step by the slot-count check against it).
-    """
+class LoadedWorkload(Workload):
+    """``workload.py``'s scenario loaded into *store*, with history added years before its range."""
 
     def __init__(self, store: Store, scenario: dict[str, Any]) -> None:
-        now = parse_utc(scenario["now_utc"])
-        zone = scenario["tz"]
-        self.store = store
-        self.start_date = date.fromisoformat(scenario["start_date"])
-        self.end_date = date.fromisoformat(scenario["end_date"])
-        step = int(scenario["step"])
-        opens, closes = _hhmm(scenario["open"]), _hhmm(scenario["close"])
-        working = {_BY_PYTHON_WEEKDAY[number] for number in scenario["weekdays"]}
-
-        scheduler = Scheduler(store, clock=ManualClock(now), ids=SequentialIds())
-        company = scheduler.create_company(name="Benchmark", timezone=zone)
-        self.workspace = scheduler.for_company(company.id)
-        window = _book_ahead(now, self.end_date)
-        location = self.workspace.locations.create(
-            name="Benchmark",
-            timezone=zone,
-            business_hours=BusinessHours(
-                **{
-                    day.value: DayHours.open(opens, closes) if day in working else DayHours()
-                    for day in Weekday
-                }
-            ),
-            settings=LocationSettings(booking_window=window),
-        )
-        self.company_id = company.id
-        self.location_id = location.id
-        self.calendar_id = location.primary_calendar_id
-        self.interval = None if step in SLOT_INTERVALS else step
-        service = self.workspace.services.create(
-            name="Benchmark",
-            duration=int(scenario["duration"]),
-            reason="benchmark",
-            location_id=location.id,
-            padding=int(scenario.get("buffer", 0)),
-            booking_interval=step if self.interval is None else None,
-            booking_window=window,
-        )
-        self.service_id = service.id
-        hours = WeeklyHours(
-            **{
-                day.value: DayWindow(start_time=opens, end_time=closes)
-                if day in working
-                else DayWindow.closed()
-                for day in Weekday
-            }
-        )
-        by_name = {
-            name: self.workspace.resources.create(
-                name=name,
-                reason="benchmark",
-                location_id=location.id,
-                timezone=zone,
-                weekly_hours=hours,
-            ).id
-            for name in scenario["resources"]
-        }
-        self.resource_ids = tuple(by_name.values())
-        with store.transaction() as tx:
-            for booking in scenario["bookings"]:
-                tx.insert(
-                    Appointment(
-                        id=scheduler.ids.new_id(),
-                        company_id=company.id,
-                        location_id=location.id,
-                        calendar_id=location.primary_calendar_id,
-                        service_id=service.id,
-                        resource_ids=(by_name[booking["resource"]],),
-                        status=AppointmentStatus.BOOKED,
-                        start=parse_utc(booking["start_utc"]),
-                        end=parse_utc(booking["end_utc"]),
-                        created_at=now,
-                    )
-                )
+        super().__init__(scenario, store=store)
         self.history = 0
-
-    def query(self) -> int:
-        """Run the availability query once, iterate every slot, and return how many."""
-        result = self.workspace.availability.times(
-            self.service_id,
-            self.start_date,
-            self.end_date,
-            location_id=self.location_id,
-            round_robin=RoundRobin.NONE,
-            interval=self.interval,
-        )
-        return sum(1 for _slot in result.available_times)
-
-    def timed(self, repeat: int) -> tuple[float, int]:
-        """Return the best wall time of *repeat* queries, in milliseconds, and the slot count."""
-        best = float("inf")
-        slots = 0
-        for _ in range(repeat):
-            began = time.perf_counter()
-            slots = self.query()
-            best = min(best, time.perf_counter() - began)
-        return best * 1000, slots
 
     def add_history(self, count: int, batch: int) -> None:
         """Insert *count* more 30-minute BK appointments years before the queried range."""
@@ -552,9 +430,7 @@ class LoadedWorkload:
 
 def reference_slots(scenario: dict[str, Any]) -> int:
     """Return the slot count of ``workload.py``'s own query on its ``MemoryStore``."""
-    import workload
-
-    return len(workload.Workload(scenario).query())
+    return len(Workload(scenario).query())
 
 
 def run_availability(
@@ -563,7 +439,8 @@ def run_availability(
     """Time the scenario's availability query on a fresh *kind* store."""
     with fresh_target(kind) as target, opened(target) as store:
         loaded = LoadedWorkload(store, scenario)
-        best_ms, slots = loaded.timed(repeat)
+        best_ms, found = loaded.timed(repeat)
+    slots = len(found)
     if slots != expected:
         raise BenchmarkFailed(f"{kind}: {slots} slots, the memory store's workload.py {expected}")
     return {
@@ -591,7 +468,8 @@ def run_history(
             began = time.perf_counter()
             loaded.add_history(size - loaded.history, batch)
             filled = time.perf_counter() - began
-            best_ms, slots = loaded.timed(repeat)
+            best_ms, found = loaded.timed(repeat)
+            slots = len(found)
             if slots != expected:
                 raise BenchmarkFailed(
                     f"{kind}: {slots} slots with {size} past appointments, expected {expected}"

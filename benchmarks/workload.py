@@ -48,6 +48,7 @@ from slotwise import (
     MemoryStore,
     RoundRobin,
     Scheduler,
+    Store,
     Weekday,
     WeeklyHours,
 )
@@ -75,7 +76,7 @@ def _book_ahead(now: datetime, last_day: date) -> BookingWindow:
 class Workload:
     """A gen.py scenario loaded into a slotwise Scheduler, ready to be queried."""
 
-    def __init__(self, scenario: dict[str, Any]) -> None:
+    def __init__(self, scenario: dict[str, Any], *, store: Store | None = None) -> None:
         now = parse_utc(scenario["now_utc"])
         zone = scenario["tz"]
         self.start_date = date.fromisoformat(scenario["start_date"])
@@ -84,8 +85,10 @@ class Workload:
         opens, closes = _hhmm(scenario["open"]), _hhmm(scenario["close"])
         working = {_BY_PYTHON_WEEKDAY[number] for number in scenario["weekdays"]}
 
-        self.scheduler = Scheduler(MemoryStore(), clock=ManualClock(now), ids=SequentialIds())
+        self.store: Store = MemoryStore() if store is None else store
+        self.scheduler = Scheduler(self.store, clock=ManualClock(now), ids=SequentialIds())
         company = self.scheduler.create_company(name="Benchmark", timezone=zone)
+        self.company_id = company.id
         self.workspace = self.scheduler.for_company(company.id)
         window = _book_ahead(now, self.end_date)
         location = self.workspace.locations.create(
@@ -100,6 +103,7 @@ class Workload:
             settings=LocationSettings(booking_window=window),
         )
         self.location_id = location.id
+        self.calendar_id = location.primary_calendar_id
         # The service's booking interval allows only SLOT_INTERVALS; any other step goes into
         # the query's interval (decision 6: the query's interval comes first).
         self.interval = None if step in SLOT_INTERVALS else step
@@ -132,6 +136,7 @@ class Workload:
             )
             names[resource.id] = name
         self.names = names
+        self.resource_ids = tuple(names)
         by_name = {name: resource_id for resource_id, name in names.items()}
         ids = self.scheduler.ids
         with self.scheduler.store.transaction() as tx:

@@ -89,18 +89,6 @@ def count(ws: Workspace, kind: type[Any]) -> int:
 
 
 @pytest.fixture
-def service(ws: Workspace, location: Location) -> Service:
-    """A 30-minute service at the primary location (grid every 15 minutes, 09:00-17:00)."""
-    return ws.services.create(name="Cut", duration=30, reason="r")
-
-
-@pytest.fixture
-def resource(ws: Workspace, location: Location) -> Resource:
-    """A resource at the primary location, taking every service."""
-    return ws.resources.create(name="Ana", reason="r")
-
-
-@pytest.fixture
 def other_resource(ws: Workspace, location: Location) -> Resource:
     """A second resource at the primary location."""
     return ws.resources.create(name="Bea", reason="r")

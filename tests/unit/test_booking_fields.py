@@ -17,18 +17,6 @@ from .test_appointments import at, book, hold, snapshot
 
 
 @pytest.fixture
-def service(ws: Workspace, location: Location) -> Service:
-    """A 30-minute service at the primary location."""
-    return ws.services.create(name="Cut", duration=30, reason="r")
-
-
-@pytest.fixture
-def resource(ws: Workspace, location: Location) -> Resource:
-    """A resource at the primary location."""
-    return ws.resources.create(name="Ana", reason="r")
-
-
-@pytest.fixture
 def required_fields(ws: Workspace, location: Location) -> None:
     """A required custom field (field1) and a required select booking field (size: S/M/L)."""
     ws.fields.define(name="field1", label="Allergies", required=True)

@@ -52,18 +52,6 @@ def at(hhmm: int, day: int = 6) -> datetime:
 
 
 @pytest.fixture
-def service(ws: Workspace, location: Location) -> Service:
-    """A 30-minute service at the primary location."""
-    return ws.services.create(name="Cut", duration=30, reason="r")
-
-
-@pytest.fixture
-def resource(ws: Workspace, location: Location) -> Resource:
-    """A resource at the primary location."""
-    return ws.resources.create(name="Ana", reason="r")
-
-
-@pytest.fixture
 def reminding(ws: Workspace, location: Location) -> Location:
     """The primary location with the e-mail and SMS reminders of SCHEDULE."""
     ws.locations.set_reminders(location.id, SCHEDULE)
