@@ -35,7 +35,6 @@ from .busy import BusyIntervals, BusyTimeProvider, fetch_busy_time
 from .query import AvailabilityQuery
 
 __all__ = [
-    "LONGEST_PADDING",
     "Snapshot",
     "appointment_range",
     "candidate_resources",
@@ -43,11 +42,9 @@ __all__ = [
     "searched_dates",
 ]
 
-# Appointments are read this far beyond the searched days: a slot's padding (at most a day, see
-# Service.padding) and an appointment's padding both reach at most one day across a day's edge.
-_MARGIN = timedelta(days=1)
-LONGEST_PADDING: Final = _MARGIN
-"""The longest padding an appointment may carry (Service.padding is at most 1440 minutes)."""
+# The longest padding an appointment may carry (Service.padding is at most 1440 minutes): how far
+# a day's slots, and the appointments around them, reach across the day's edges.
+_LONGEST_PADDING: Final = timedelta(days=1)
 
 
 def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -142,7 +139,7 @@ def appointment_range(location: Location, first: date, last: date) -> tuple[date
     tz = zone(location.timezone)
     start = wall_to_instant(first, 0, tz, edge="start")
     end = wall_to_instant(last, MINUTES_PER_DAY, tz, edge="end")
-    return start - _MARGIN, end + _MARGIN
+    return start - _LONGEST_PADDING, end + _LONGEST_PADDING
 
 
 def candidate_resources(
@@ -245,7 +242,7 @@ def read_snapshot(
     start, end = appointment_range(location, first, last)
     if judged_between is not None:
         # Padding reaches at most a day past an appointment's end.
-        start, end = judged_between[0] - LONGEST_PADDING, judged_between[1]
+        start, end = judged_between[0] - _LONGEST_PADDING, judged_between[1]
     appointments: list[Appointment] = []
     if resource_ids:
         appointments = reader.appointments_overlapping(

@@ -139,6 +139,13 @@ def _resource_lock(resource_id: str) -> str:
     return f"resource:{resource_id}"
 
 
+def _require_resource_locks(resource_ids: Iterable[str], held: frozenset[str]) -> None:
+    """Raise ``_Relock`` unless the unit of work holds the lock of every one of *resource_ids*."""
+    needed = {_resource_lock(rid) for rid in resource_ids}
+    if not needed <= held:
+        raise _Relock(needed)
+
+
 def _idempotency_lock(company_id: str, key: str) -> str:
     return f"idempotency:{company_id}:{key}"
 
@@ -422,9 +429,7 @@ class AppointmentOperations:
                 exclude_id=None,
                 busy=busy,
             )
-            needed = {_resource_lock(rid) for rid in taken}
-            if not needed <= held:
-                raise _Relock(needed)
+            _require_resource_locks(taken, held)
             if completing and customer is None and details.email is not None:
                 customer = find_customer_by_email(
                     tx, company_id=ctx.company_id, email=details.email
@@ -863,9 +868,7 @@ class AppointmentOperations:
                 exclude_id=old.id,
                 busy=busy,
             )
-            needed = {_resource_lock(rid) for rid in taken}
-            if not needed <= held:
-                raise _Relock(needed)
+            _require_resource_locks(taken, held)
             if old.customer_id is not None:
                 _check_customer_limits(
                     tx,
@@ -1076,9 +1079,7 @@ class AppointmentOperations:
 
     def _own(self, tx: Transaction, appointment_id: str, held: frozenset[str]) -> Appointment:
         appointment = self._ctx.owned(tx, Appointment, appointment_id, field="appointment_id")
-        needed = {_resource_lock(rid) for rid in appointment.resource_ids}
-        if not needed <= held:
-            raise _Relock(needed)
+        _require_resource_locks(appointment.resource_ids, held)
         return appointment
 
     def _prepare(
