@@ -66,6 +66,7 @@ from slotwise.errors import StateError as StateError
 from slotwise.errors import StoreError as StoreError
 from slotwise.errors import StoreUnavailable as StoreUnavailable
 from slotwise.errors import Unauthorized as Unauthorized
+from slotwise.errors import UnexpectedField as UnexpectedField
 from slotwise.errors import ValidationError as ValidationError
 from slotwise.model import OPEN_END as OPEN_END
 from slotwise.model import SLOT_INTERVALS as SLOT_INTERVALS
@@ -366,5 +367,6 @@ __all__ = [
     "StoreError",
     "StoreUnavailable",
     "Unauthorized",
+    "UnexpectedField",
     "ValidationError",
 ]

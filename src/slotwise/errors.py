@@ -15,6 +15,7 @@ the data and build the message, so a call site reads ``raise GroupSizeExceeded(r
     │   ├── OutOfRange                                   400  OUT-OF-RANGE
     │   ├── InvalidChoice                                400  INVALID-CHOICE
     │   ├── InvalidFormat                                400  INVALID-FORMAT
+    │   ├── UnexpectedField                              400  UNEXPECTED-FIELD
     │   ├── InvalidTimeZone                              400  INVALID-TIMEZONE
     │   ├── InvalidTimeOfDay                             400  INVALID-TIME
     │   ├── InvalidTimeRange                             400  INVALID-TIME-RANGE
@@ -49,6 +50,7 @@ the data and build the message, so a call site reads ``raise GroupSizeExceeded(r
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from datetime import datetime
 from typing import ClassVar
@@ -89,8 +91,29 @@ __all__ = [
     "StoreError",
     "StoreUnavailable",
     "Unauthorized",
+    "UnexpectedField",
     "ValidationError",
 ]
+
+_SHOWN_MAX = 60
+
+
+def _shown(value: object) -> str:
+    """
+    Return a short repr of *value* for an error message.
+
+    Messages quote what the caller sent; a 50,000-character string would make the message as
+    long, and ``repr`` of an integer with thousands of digits raises ``ValueError``.
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**_SHOWN_MAX:
+        return f"<an integer of about {value.bit_length() * 3 // 10} digits>"
+    try:
+        text = repr(value)
+    except Exception:  # a hostile __repr__ must not replace the error being reported
+        return f"<{type(value).__name__}>"
+    if len(text) > _SHOWN_MAX:
+        return f"{text[: _SHOWN_MAX - 5]}...{text[-2:]} ({len(text)} characters)"
+    return text
 
 
 class SlotwiseError(Exception):
@@ -172,7 +195,7 @@ class OutOfRange(ValidationError):
     code = "OUT-OF-RANGE"
 
     def __init__(self, *, field: str, allowed: str, requested: object) -> None:
-        super().__init__(f"{field} must be {allowed}, got {requested!r}", field=field)
+        super().__init__(f"{field} must be {allowed}, got {_shown(requested)}", field=field)
         self.allowed = allowed
         self.requested = requested
 
@@ -184,7 +207,7 @@ class InvalidChoice(ValidationError):
 
     def __init__(self, *, field: str, allowed: tuple[object, ...], requested: object) -> None:
         choices = ", ".join(repr(choice) for choice in allowed)
-        super().__init__(f"{field} must be one of {choices}, got {requested!r}", field=field)
+        super().__init__(f"{field} must be one of {choices}, got {_shown(requested)}", field=field)
         self.allowed = allowed
         self.requested = requested
 
@@ -195,9 +218,29 @@ class InvalidFormat(ValidationError):
     code = "INVALID-FORMAT"
 
     def __init__(self, *, field: str, expected: str, value: object) -> None:
-        super().__init__(f"{field} must be {expected}, got {value!r}", field=field)
+        super().__init__(f"{field} must be {expected}, got {_shown(value)}", field=field)
         self.value = value
         self.expected = expected
+
+
+class UnexpectedField(ValidationError):
+    """
+    An operation was given a field it does not declare, or one it may not change (decision 35).
+
+    ``allowed`` lists the fields the operation accepts there.
+    """
+
+    code = "UNEXPECTED-FIELD"
+
+    def __init__(self, *, field: str, allowed: Sequence[str], reason: str | None = None) -> None:
+        if len(field) > _SHOWN_MAX:
+            field = _shown(field)
+        close = difflib.get_close_matches(field, allowed, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        accepted = ", ".join(allowed) if allowed else "none"
+        why = reason or "is not a field this operation accepts"
+        super().__init__(f"{field} {why}{hint} (accepted: {accepted})", field=field)
+        self.allowed = tuple(allowed)
 
 
 class InvalidTimeZone(ValidationError):
@@ -207,7 +250,7 @@ class InvalidTimeZone(ValidationError):
 
     def __init__(self, *, field: str, value: object) -> None:
         super().__init__(
-            f"{field} must be an IANA time zone name such as 'Europe/London', got {value!r}",
+            f"{field} must be an IANA time zone name such as 'Europe/London', got {_shown(value)}",
             field=field,
         )
         self.value = value
@@ -220,7 +263,7 @@ class InvalidTimeOfDay(ValidationError):
 
     def __init__(self, *, field: str, value: object) -> None:
         super().__init__(
-            f"{field} must be an HHMM time between 0 and 2400 with minutes 00..59, got {value!r}",
+            f"{field} must be an HHMM time between 0 and 2400 with minutes 00..59, got {_shown(value)}",
             field=field,
         )
         self.value = value
@@ -352,7 +395,7 @@ class Unauthorized(SlotwiseError, PermissionError):
     http_status = 401
 
     def __init__(self, *, field: str, value: str) -> None:
-        super().__init__(f"{field} {value!r} is not permitted for this caller")
+        super().__init__(f"{field} {_shown(value)} is not permitted for this caller")
         self.field = field
         self.value = value
 
@@ -380,7 +423,7 @@ class DuplicateRecord(StateError):
     code = "DUPLICATE"
 
     def __init__(self, *, kind: str, field: str, value: object) -> None:
-        super().__init__(f"a {kind} with {field} {value!r} already exists")
+        super().__init__(f"a {kind} with {field} {_shown(value)} already exists")
         self.kind = kind
         self.field = field
         self.value = value

@@ -5,14 +5,17 @@ The entry object: ``Scheduler`` wires a store, a clock and an id source, and han
 
 from __future__ import annotations
 
+import functools
 from typing import Unpack
 
 from slotwise.availability.authorization import CalendarAuthorizer, NoCalendarAuthorizer
 from slotwise.availability.busy import BusyTimeProvider, NoBusyTime
 from slotwise.booking.service import AppointmentOperations, OutboxOperations, ReminderOperations
 from slotwise.clock import Clock, IdGenerator, SystemClock, UUIDIds
+from slotwise.errors import NotFound, OutOfRange
 from slotwise.model import Company, Principal
-from slotwise.operations._context import Context
+from slotwise.operations._boundary import declared
+from slotwise.operations._context import DEFAULT_MAX_QUERY_DAYS, MAX_QUERY_DAYS_LIMIT, Context
 from slotwise.operations.availability import AvailabilityOperations
 from slotwise.operations.calendars import CalendarOperations
 from slotwise.operations.companies import (
@@ -47,6 +50,8 @@ class Scheduler:
             to :class:`~slotwise.availability.busy.NoBusyTime`.
         calendar_authorizer: makes external calendar authorization links; defaults to
             :class:`~slotwise.availability.authorization.NoCalendarAuthorizer`.
+        max_query_days: the most dates one availability search may span (decision 36;
+            default 366). It bounds the work a single call can ask for.
 
     Platform-level calls (:meth:`create_company`, :meth:`companies_of_user`) need no principal;
     everything else runs in a :class:`Workspace` from :meth:`as_principal`.
@@ -62,7 +67,19 @@ class Scheduler:
         ids: IdGenerator | None = None,
         busy_provider: BusyTimeProvider | None = None,
         calendar_authorizer: CalendarAuthorizer | None = None,
+        max_query_days: int = DEFAULT_MAX_QUERY_DAYS,
     ) -> None:
+        if (
+            not isinstance(max_query_days, int)
+            or isinstance(max_query_days, bool)
+            or not 1 <= max_query_days <= MAX_QUERY_DAYS_LIMIT
+        ):
+            raise OutOfRange(
+                field="max_query_days",
+                allowed=f"between 1 and {MAX_QUERY_DAYS_LIMIT}",
+                requested=max_query_days,
+            )
+        self.max_query_days = max_query_days
         self.store: Store = store if store is not None else MemoryStore()
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.ids: IdGenerator = ids if ids is not None else UUIDIds()
@@ -76,6 +93,7 @@ class Scheduler:
     def __repr__(self) -> str:
         return f"Scheduler({self.store!r}, clock={self.clock!r}, ids={self.ids!r})"
 
+    @functools.partial(declared, principal=False)
     def create_company(self, **fields: Unpack[CompanyFields]) -> Company:
         """
         Create a company (spec: POST /setup/v1/companies); see :class:`~slotwise.Company`.
@@ -85,25 +103,42 @@ class Scheduler:
         """
         return create_company(self.store, self.ids, **fields)
 
+    @functools.partial(declared, principal=False)
     def companies_of_user(self, email: str) -> list[Company]:
         """
         Return the companies a business user belongs to (spec: GET /setup/businessUsers/{email}/companies).
         """
         return companies_of_user(self.store, email)
 
-    def as_principal(self, principal: Principal) -> Workspace:
-        """Return the operations available to *principal*."""
+    @functools.partial(declared, principal=False)
+    def as_principal(self, principal: Principal | None) -> Workspace:
+        """
+        Return the operations available to *principal*.
+
+        Without a principal (``None``) every operation of the workspace raises
+        :class:`~slotwise.NotAuthenticated` (decision 37).
+
+        Raises:
+            NotFound: when the principal's company does not exist, so no operation can write
+                records of a company that is not there.
+        """
+        if principal is not None:
+            with self.store.read() as reader:
+                if reader.get(Company, principal.company_id) is None:
+                    raise NotFound(kind="Company", record_id=principal.company_id)
         return Workspace(
             Context(
                 store=self.store,
                 clock=self.clock,
                 ids=self.ids,
-                principal=principal,
+                caller=principal,
                 busy_provider=self.busy_provider,
                 calendar_authorizer=self.calendar_authorizer,
+                max_query_days=self.max_query_days,
             )
         )
 
+    @functools.partial(declared, principal=False)
     def for_company(
         self, company_id: str, *, location_ids: frozenset[str] | None = None
     ) -> Workspace:
@@ -122,7 +157,7 @@ class Workspace:
     """
 
     def __init__(self, context: Context) -> None:
-        self.principal = context.principal
+        self.principal = context.caller
         self.company = CompanyOperations(context)
         self.locations = LocationOperations(context)
         self.resources = ResourceOperations(context)

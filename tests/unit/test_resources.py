@@ -33,6 +33,7 @@ from slotwise import (
     Service,
     ServiceScope,
     Unauthorized,
+    UnexpectedField,
     Weekday,
     WeeklyHours,
     Workspace,
@@ -242,8 +243,8 @@ class TestCreate:
         assert CalendarProvider(calendar_id="alice@example.com") == resource.provider_a
 
     def test_protected_fields_cannot_be_set(self, ws: Workspace, location: Location):
-        """Keywords outside ResourceFields (such as deleted) raise TypeError."""
-        with pytest.raises(TypeError):
+        """Keywords outside ResourceFields (such as deleted) raise UnexpectedField."""
+        with pytest.raises(UnexpectedField, match="deleted"):
             ws.resources.create(name="A", reason="r", deleted=True)  # type: ignore[call-arg]
 
         assert _stored(ws) == []
@@ -298,8 +299,8 @@ class TestUpdate:
         assert [deleted] == _stored(ws)
 
     def test_location_cannot_change(self, ws: Workspace, resource: Resource, branch: Location):
-        """location_id is not an update field; passing it raises TypeError."""
-        with pytest.raises(TypeError):
+        """location_id is not an update field; passing it raises UnexpectedField."""
+        with pytest.raises(UnexpectedField, match="location_id"):
             ws.resources.update(resource.id, location_id=branch.id)  # type: ignore[call-arg]
 
         assert [resource] == _stored(ws)
@@ -620,7 +621,7 @@ class TestAvailability:
             ws.resources.set_availability(
                 resource.id, {"tue": {"start_time": 900, "end_time": 2401}}
             )
-        with pytest.raises(InvalidFormat):
+        with pytest.raises(InvalidChoice):
             ws.resources.set_availability(resource.id, {"funday": DayWindow.all_day()})
 
         assert [resource] == _stored(ws)

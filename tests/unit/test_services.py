@@ -17,7 +17,7 @@ from slotwise import (
     FieldRequired,
     FieldTooLong,
     InconsistentFields,
-    InvalidFormat,
+    InvalidChoice,
     InvalidReference,
     InvalidTimeRange,
     Location,
@@ -517,7 +517,7 @@ class TestAvailability:
         """A key that is not sun..sat is refused."""
         service = make_service(ws)
 
-        with pytest.raises(InvalidFormat):
+        with pytest.raises(InvalidChoice):
             ws.services.set_availability(service.id, {"funday": DayWindow.all_day()})
 
     def test_location_hours_are_the_default(self, ws: Workspace):

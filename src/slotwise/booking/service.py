@@ -79,6 +79,7 @@ from slotwise.model import (
     to_json_data,
 )
 from slotwise.model._checks import is_email, to_enum
+from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.operations.customers import (
     CustomerFields,
@@ -239,6 +240,7 @@ def _fingerprint(request: Mapping[str, object]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
+@operations
 @attrs.frozen
 class AppointmentOperations:
     """
@@ -1467,6 +1469,7 @@ def _feed_limit(limit: object) -> int:
     return limit
 
 
+@operations
 @attrs.frozen
 class OutboxOperations:
     """
@@ -1514,6 +1517,7 @@ class OutboxOperations:
         return marked
 
 
+@operations
 @attrs.frozen
 class ReminderOperations:
     """

@@ -38,6 +38,42 @@ _URL = re.compile(r"^https?://[^\s/$.?#][^\s]*$", re.IGNORECASE)
 PHONE_MIN = 7
 PHONE_MAX = 15
 
+# Decision 36: the dates and instants slotwise accepts. Year 1 and year 9999 instants overflow
+# as soon as a zone offset or a day of padding is added; 9999-12-31 is the open end of a repeat.
+DATE_MIN = date(1900, 1, 1)
+DATE_MAX = date(9999, 12, 31)
+INSTANT_YEARS = (1900, 9998)
+
+
+def check_date_bounds(value: date, *, field: str) -> date:
+    """
+    Return *value* when it lies within 1900-01-01..9999-12-31 (decision 36).
+
+    Raises:
+        OutOfRange: naming *field* otherwise.
+    """
+    if not DATE_MIN <= value <= DATE_MAX:
+        raise OutOfRange(
+            field=field, allowed=f"between {DATE_MIN} and {DATE_MAX}", requested=value.isoformat()
+        )
+    return value
+
+
+def check_instant_bounds(value: datetime, *, field: str) -> datetime:
+    """
+    Return the aware *value* when its wall time and its UTC time lie in years 1900..9998.
+
+    Raises:
+        OutOfRange: naming *field* otherwise (decision 36).
+    """
+    low, high = INSTANT_YEARS
+    # The wall year is checked first: converting a year-9999 wall time to UTC may overflow.
+    if not low <= value.year <= high or not low <= value.astimezone(UTC).year <= high:
+        raise OutOfRange(
+            field=field, allowed=f"in the years {low}..{high}", requested=value.isoformat()
+        )
+    return value
+
 
 def check_text(*, max_len: int, required: bool = False, min_len: int = 0) -> Validator:
     """Validate a string (or None when not *required*) against a length limit."""
@@ -186,6 +222,7 @@ def check_date(_instance: object, attribute: attrs.Attribute[Any], value: Any) -
     """Validate a calendar date (a ``datetime``, though a ``date`` subclass, is refused)."""
     if not isinstance(value, date) or isinstance(value, datetime):
         raise InvalidFormat(field=attribute.name, expected="a date", value=value)
+    check_date_bounds(value, field=attribute.name)
 
 
 def check_aware(_instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
@@ -195,6 +232,7 @@ def check_aware(_instance: object, attribute: attrs.Attribute[Any], value: Any) 
     if not isinstance(value, datetime):
         raise InvalidFormat(field=attribute.name, expected="a datetime", value=value)
     ensure_aware(value, field=attribute.name)
+    check_instant_bounds(value, field=attribute.name)
 
 
 def _bounds(low: float | None, high: float | None) -> str:
@@ -241,5 +279,9 @@ def as_utc(value: Any) -> Any:
     Records store instants in UTC so equal instants compare and serialise equally.
     """
     if isinstance(value, datetime) and value.tzinfo is not None and value.utcoffset() is not None:
-        return value.astimezone(UTC)
+        try:
+            return value.astimezone(UTC)
+        except OverflowError:
+            # Year 1 or 9999 near the edge: check_aware refuses it with the field's name.
+            return value
     return value

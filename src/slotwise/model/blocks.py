@@ -24,7 +24,15 @@ from slotwise.errors import (
     OutOfRange,
 )
 
-from ._checks import check_bool, check_date, check_hhmm, check_int, check_text, to_enum
+from ._checks import (
+    check_bool,
+    check_date,
+    check_date_bounds,
+    check_hhmm,
+    check_int,
+    check_text,
+    to_enum,
+)
 from ._enum import SpecEnum
 
 __all__ = [
@@ -87,12 +95,12 @@ def parse_end_date(value: date | str) -> date:
     """
     # A datetime is a date subclass but cannot be compared with the start date.
     if isinstance(value, date) and not isinstance(value, datetime):
-        return value
+        return check_date_bounds(value, field="end_date")
     if isinstance(value, str):
         if value.strip().lower() == "never":
             return OPEN_END
         try:
-            return date.fromisoformat(value)
+            return check_date_bounds(date.fromisoformat(value), field="end_date")
         except ValueError:
             pass
     raise InvalidFormat(field="end_date", expected="a date, 'YYYY-MM-DD' or 'never'", value=value)

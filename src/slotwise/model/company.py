@@ -15,6 +15,7 @@ from slotwise.errors import FieldRequired, InconsistentFields, InvalidFormat, Ou
 from ._checks import (
     check_bool,
     check_choice,
+    check_date,
     check_email,
     check_int,
     check_phone,
@@ -142,9 +143,11 @@ class Holiday:
     .. versionadded:: 0.1
     """
 
-    date: date
+    date: date = attrs.field(validator=check_date)
     name: str | None = attrs.field(default=None, validator=check_text(max_len=TEXT_MAX))
-    public_holiday_id: str | None = None
+    public_holiday_id: str | None = attrs.field(
+        default=None, validator=check_text(max_len=TEXT_MAX)
+    )
 
 
 class SettingsScope(SpecEnum):

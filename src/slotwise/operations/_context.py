@@ -12,11 +12,16 @@ import attrs
 from slotwise.availability.authorization import CalendarAuthorizer, NoCalendarAuthorizer
 from slotwise.availability.busy import BusyTimeProvider, NoBusyTime
 from slotwise.clock import Clock, IdGenerator
-from slotwise.errors import NotFound, Unauthorized
+from slotwise.errors import NotAuthenticated, NotFound, Unauthorized
 from slotwise.model import Location, Principal, Service, ServiceScope
 from slotwise.storage.protocol import R, Reader, Store
 
-__all__ = ["Context"]
+__all__ = ["DEFAULT_MAX_QUERY_DAYS", "MAX_QUERY_DAYS_LIMIT", "Context"]
+
+DEFAULT_MAX_QUERY_DAYS = 366
+"""The most dates one availability search spans unless the scheduler says otherwise (decision 36)."""
+MAX_QUERY_DAYS_LIMIT = 3_660
+"""The largest ``max_query_days`` a scheduler may be given (ten years of dates)."""
 
 
 @attrs.frozen(kw_only=True)
@@ -26,9 +31,23 @@ class Context:
     store: Store
     clock: Clock
     ids: IdGenerator
-    principal: Principal
+    caller: Principal | None
+    """Who runs the operations; ``None`` when nobody authenticated (see :attr:`principal`)."""
     busy_provider: BusyTimeProvider = attrs.field(factory=NoBusyTime)
     calendar_authorizer: CalendarAuthorizer = attrs.field(factory=NoCalendarAuthorizer)
+    max_query_days: int = DEFAULT_MAX_QUERY_DAYS
+
+    @property
+    def principal(self) -> Principal:
+        """
+        Return the principal operations run for.
+
+        Raises:
+            NotAuthenticated: when there is none (decision 37).
+        """
+        if self.caller is None:
+            raise NotAuthenticated()
+        return self.caller
 
     @property
     def company_id(self) -> str:

@@ -25,8 +25,10 @@ from slotwise.availability.snapshot import (
     read_snapshot,
     searched_dates,
 )
-from slotwise.errors import InvalidFormat
+from slotwise.errors import InvalidFormat, OutOfRange
 from slotwise.model import Appointment, Resource, ResourceGroup, RoundRobin, Service
+from slotwise.model._checks import check_date_bounds
+from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.operations.locations import settings_in_force
 from slotwise.storage.protocol import Reader
@@ -59,20 +61,36 @@ class RescheduleFields(AvailabilityFields, total=False):
     service_id: str
 
 
+_LAST_SEARCH_DATE = date(9998, 12, 31)
+"""Searches end with the last year of instants (decision 36); 9999-12-31 only ends repeats."""
+
+
 def _as_date(value: date | datetime | str, *, field: str) -> date:
     """Return the date of a path value: a date, a datetime (its own wall date) or ISO text."""
     if isinstance(value, datetime):
-        return value.date()
+        return _searchable(value.date(), field=field)
     if isinstance(value, date):
-        return value
+        return _searchable(value, field=field)
     if isinstance(value, str):
         try:
-            return date.fromisoformat(value[:10])
+            parsed = date.fromisoformat(value[:10])
         except ValueError:
             pass
+        else:
+            return _searchable(parsed, field=field)
     raise InvalidFormat(field=field, expected="a date or 'YYYY-MM-DD'", value=value)
 
 
+def _searchable(value: date, *, field: str) -> date:
+    check_date_bounds(value, field=field)
+    if value > _LAST_SEARCH_DATE:
+        raise OutOfRange(
+            field=field, allowed=f"at most {_LAST_SEARCH_DATE}", requested=value.isoformat()
+        )
+    return value
+
+
+@operations
 @attrs.frozen
 class AvailabilityOperations:
     """
@@ -190,19 +208,28 @@ class AvailabilityOperations:
 
     # -- helpers ---------------------------------------------------------------------------
 
-    @staticmethod
     def _query(
+        self,
         service_id: str,
         start_date: date | datetime | str,
         end_date: date | datetime | str,
         fields: AvailabilityFields | dict[str, Any],
     ) -> AvailabilityQuery:
-        return AvailabilityQuery(
+        query = AvailabilityQuery(
             service_id=service_id,
             start_date=_as_date(start_date, field="start_date"),
             end_date=_as_date(end_date, field="end_date"),
             **fields,
         )
+        # Decision 36: one call's work is bounded; a range of centuries is refused, not run.
+        most = self._ctx.max_query_days
+        if (query.end_date - query.start_date).days + 1 > most:
+            raise OutOfRange(
+                field="end_date",
+                allowed=f"at most {most} days from start_date {query.start_date}",
+                requested=query.end_date.isoformat(),
+            )
+        return query
 
     def _snapshot(self, query: AvailabilityQuery) -> Snapshot:
         with self._ctx.store.read() as reader:

@@ -13,6 +13,7 @@ from typing import Any, Required, TypedDict, Unpack
 import attrs
 
 from slotwise.model import Block, BlockTarget, Calendar, WeeklyHours
+from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, Page, paginate
 
@@ -55,6 +56,7 @@ class CalendarChanges(_CalendarCommon, total=False):
     availability: WeeklyHours
 
 
+@operations
 @attrs.frozen
 class CalendarOperations:
     """

@@ -11,6 +11,7 @@ import attrs
 
 from slotwise.clock import IdGenerator
 from slotwise.model import Company
+from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.storage.protocol import Store
 
@@ -68,6 +69,7 @@ def companies_of_user(store: Store, email: str) -> list[Company]:
         ]
 
 
+@operations
 @attrs.frozen
 class CompanyOperations:
     """

@@ -18,6 +18,7 @@ from slotwise._time import to_utc, zone
 from slotwise.booking.outbox import append_event, customer_data
 from slotwise.errors import DuplicateRecord, FieldRequired, InvalidFormat
 from slotwise.model import Address, Company, Customer, CustomerKind, Subscription, Trigger
+from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, Page, paginate
 from slotwise.storage.protocol import Reader, Transaction
@@ -154,6 +155,7 @@ def _check_email_free(reader: Reader, customer: Customer) -> None:
         raise DuplicateRecord(kind="customer", field="email", value=customer.email)
 
 
+@operations
 @attrs.frozen
 class CustomerOperations:
     """
@@ -291,6 +293,7 @@ def _trial_start(plan_start: datetime | None, trial_end: datetime | None) -> dat
     return plan_start if trial_end is not None else None
 
 
+@operations
 @attrs.frozen
 class SubscriptionOperations:
     """

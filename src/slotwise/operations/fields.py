@@ -15,6 +15,7 @@ import attrs
 
 from slotwise.errors import DuplicateRecord
 from slotwise.model import FieldDefinition, FieldKind, FieldType
+from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.storage.protocol import Reader
 
@@ -85,6 +86,7 @@ class BookingFieldList:
     object: str = "bookingFields"
 
 
+@operations
 @attrs.frozen
 class FieldOperations:
     """

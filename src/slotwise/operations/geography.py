@@ -14,6 +14,7 @@ from types import ModuleType
 import attrs
 
 from slotwise.errors import InvalidFormat, MissingDependency, NotFound
+from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 
 __all__ = ["Country", "GeographyOperations", "State"]
@@ -61,6 +62,7 @@ def _pycountry() -> ModuleType:
     return pycountry
 
 
+@operations
 @attrs.frozen
 class GeographyOperations:
     """

@@ -11,7 +11,7 @@ from typing import Required, TypedDict, Unpack
 
 import attrs
 
-from slotwise.errors import DuplicateRecord
+from slotwise.errors import DuplicateRecord, Unauthorized
 from slotwise.model import (
     Address,
     BusinessHours,
@@ -25,6 +25,7 @@ from slotwise.model import (
     ServiceScope,
     SettingsScope,
 )
+from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, Page, paginate
 from slotwise.storage.protocol import Reader, Transaction
@@ -82,6 +83,7 @@ class LocationChanges(_LocationCommon, total=False):
     name: str
 
 
+@operations
 @attrs.frozen
 class LocationOperations:
     """
@@ -159,6 +161,34 @@ class LocationOperations:
                 if other.id != location.id
             ]
             _check_friendly_id_free(others, updated)
+            tx.update(updated)
+        return updated
+
+    def make_primary(self, location_id: str, /) -> Location:
+        """
+        Make a location the company's primary location, in one step (decision 35).
+
+        The previous primary location stops being primary in the same unit of work, so the
+        company always has exactly one. Company-scoped services keep the location they were
+        created at and stay usable everywhere; locations whose settings scope is the company
+        read the new primary location's settings from now on.
+
+        Raises:
+            NotFound: when no location has *location_id*.
+            Unauthorized: when it is not the principal's, or the principal is limited to some
+                locations (the primary location is a company-wide choice, decision 37).
+        """
+        ctx = self._ctx
+        with ctx.store.transaction() as tx:
+            location = ctx.owned(tx, Location, location_id, field="location_id")
+            if ctx.principal.location_ids is not None:
+                raise Unauthorized(field="location_id", value=location_id)
+            if location.is_primary:
+                return location
+            for other in tx.find(Location, company_id=ctx.company_id):
+                if other.is_primary:
+                    tx.update(attrs.evolve(other, is_primary=False))
+            updated = attrs.evolve(location, is_primary=True)
             tx.update(updated)
         return updated
 

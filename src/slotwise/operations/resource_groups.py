@@ -14,6 +14,7 @@ import attrs
 
 from slotwise.errors import RecordInUse
 from slotwise.model import Resource, ResourceGroup
+from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, Page, paginate
 
@@ -35,6 +36,7 @@ class ResourceGroupChanges(TypedDict, total=False):
     description: str | None
 
 
+@operations
 @attrs.frozen
 class ResourceGroupOperations:
     """

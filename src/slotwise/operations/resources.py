@@ -44,6 +44,7 @@ from slotwise.model import (
     Weekday,
     WeeklyHours,
 )
+from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, Page, paginate
 from slotwise.storage.protocol import Reader, Transaction
@@ -155,6 +156,7 @@ def _clock_text(hhmm: int) -> str:
     return f"{hours % 12 or 12}:{minutes:02d} {suffix}"
 
 
+@operations
 @attrs.frozen
 class ResourceOperations:
     """

@@ -13,6 +13,7 @@ import attrs
 
 from slotwise.errors import RecordInUse
 from slotwise.model import Service, ServiceGroup
+from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, Page, paginate
 
@@ -38,6 +39,7 @@ class ServiceGroupChanges(_ServiceGroupCommon, total=False):
     name: str
 
 
+@operations
 @attrs.frozen
 class ServiceGroupOperations:
     """

@@ -34,6 +34,7 @@ from slotwise.model import (
     WeeklyHours,
 )
 from slotwise.model.catalog import SERVICE_NAME_CREATE_MAX
+from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, Page, paginate
 from slotwise.storage.protocol import Reader
@@ -132,6 +133,7 @@ class ServiceAllocationFields(AllocationFields, total=False):
     location_id: str | None
 
 
+@operations
 @attrs.frozen
 class ServiceOperations:
     """

@@ -1,0 +1,216 @@
+"""
+The boundary every operation passes: its signature is its declaration, checked on every call.
+
+:func:`operations` decorates a class of operations (``ServiceOperations``, ...): each public
+method is wrapped so that, before its body runs and before any store is touched,
+
+1. a workspace without a principal raises ``NotAuthenticated`` (decision 37);
+2. the arguments are bound to the method's signature: an unknown keyword, a keyword of the
+   ``**fields: Unpack[SomeFields]`` TypedDict that it does not declare (``id``, ``company_id``,
+   ``location_id`` on an update: decision 35), or a positional argument too many raises
+   ``UnexpectedField`` naming it; a missing required one raises ``FieldRequired``;
+3. each given value is converted by the rule of its annotation (:mod:`._inputs`), so the body
+   receives only the declared types within decision 36's bounds.
+
+The declaration is read from the annotations once, at the first call, so a new operation gets
+the whole boundary by being written with honest type hints.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any, Final, TypeVar, cast, get_args, get_origin
+
+import attrs
+
+from slotwise.errors import FieldRequired, NotAuthenticated, UnexpectedField
+
+from ._inputs import Converter, converter
+
+__all__ = ["IDENTITY_FIELDS", "declared", "is_declared", "operations"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+C = TypeVar("C", bound=type)
+
+IDENTITY_FIELDS: Final = frozenset(
+    {
+        "id",
+        "company_id",
+        "location_id",
+        "target",
+        "target_id",
+        "customer_id",
+        "is_primary",
+        "deleted",
+        "deleted_time",
+        "created_at",
+    }
+)
+"""Fields no update changes: identity, placement and bookkeeping (decision 35)."""
+
+_MARK: Final = "__slotwise_declared__"
+
+
+@attrs.frozen
+class _Declaration:
+    """What one operation accepts, read from its signature and annotations."""
+
+    name: str
+    positional: tuple[str, ...]
+    keywords: frozenset[str]
+    converters: Mapping[str, Converter]
+    required: frozenset[str]
+    fields: Mapping[str, Converter]
+    """The keys of the ``**fields`` TypedDict, if the operation takes one."""
+    required_fields: frozenset[str]
+
+    @classmethod
+    def of(cls, func: Callable[..., Any], *, bound: bool) -> _Declaration:
+        signature = inspect.signature(func)
+        hints = typing.get_type_hints(func)
+        parameters = list(signature.parameters.values())
+        if bound:
+            parameters = parameters[1:]  # self
+        positional: list[str] = []
+        keywords: set[str] = set()
+        converters: dict[str, Converter] = {}
+        required: set[str] = set()
+        fields: dict[str, Converter] = {}
+        required_fields: frozenset[str] = frozenset()
+        for parameter in parameters:
+            kind = parameter.kind
+            if kind is inspect.Parameter.VAR_KEYWORD:
+                declared_fields = _unpacked(hints.get(parameter.name))
+                if declared_fields is None:
+                    raise TypeError(f"{func.__qualname__}: **{parameter.name} needs Unpack[...]")
+                field_hints = typing.get_type_hints(declared_fields, include_extras=True)
+                fields = {
+                    key: converter(_stripped(hint), name=key) for key, hint in field_hints.items()
+                }
+                required_fields = _required_keys(declared_fields, field_hints)
+                continue
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                raise TypeError(f"{func.__qualname__}: *{parameter.name} is not declarable")
+            converters[parameter.name] = converter(hints[parameter.name], name=parameter.name)
+            if kind is not inspect.Parameter.KEYWORD_ONLY:
+                positional.append(parameter.name)
+            if kind is not inspect.Parameter.POSITIONAL_ONLY:
+                keywords.add(parameter.name)
+            if parameter.default is inspect.Parameter.empty:
+                required.add(parameter.name)
+        return cls(
+            name=func.__qualname__,
+            positional=tuple(positional),
+            keywords=frozenset(keywords),
+            converters=converters,
+            required=frozenset(required),
+            fields=fields,
+            required_fields=required_fields,
+        )
+
+    def accept(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[list[Any], dict[str, Any]]:
+        """Return the converted arguments, or raise the error of the first refused one."""
+        if len(args) > len(self.positional):
+            raise UnexpectedField(
+                field=f"positional argument {len(self.positional) + 1}",
+                allowed=self.positional,
+                reason=f"is one too many: {self.name}() takes {len(self.positional)}",
+            )
+        given = self.positional[: len(args)]
+        for key in kwargs:
+            if key in self.keywords and key not in given:
+                continue
+            if key in self.fields:
+                continue
+            raise self._unexpected(key)
+        for name in self.required:
+            if name not in given and name not in kwargs:
+                raise FieldRequired(field=name)
+        for key in self.required_fields:
+            if key not in kwargs:
+                raise FieldRequired(field=key)
+        converted_args = [
+            self.converters[name](value, name) for name, value in zip(given, args, strict=True)
+        ]
+        converted_kwargs = {
+            key: (self.converters[key] if key in self.keywords else self.fields[key])(value, key)
+            for key, value in kwargs.items()
+        }
+        return converted_args, converted_kwargs
+
+    def _unexpected(self, key: object) -> UnexpectedField:
+        allowed = sorted((self.keywords | self.fields.keys()) - set(self.positional))
+        name = key if isinstance(key, str) else repr(key)
+        if name in self.keywords:
+            return UnexpectedField(field=name, allowed=allowed, reason="was given twice")
+        if name in self.positional:
+            return UnexpectedField(
+                field=name, allowed=allowed, reason=f"is positional: {self.name}({name}, ...)"
+            )
+        if name in IDENTITY_FIELDS and self.fields:
+            return UnexpectedField(
+                field=name,
+                allowed=allowed,
+                reason="cannot be set here: a record keeps its identity and its place",
+            )
+        return UnexpectedField(field=name, allowed=allowed)
+
+
+def _stripped(hint: Any) -> Any:
+    if get_origin(hint) in (typing.Required, typing.NotRequired):
+        return get_args(hint)[0]
+    return hint
+
+
+def _required_keys(fields: Any, hints: Mapping[str, Any]) -> frozenset[str]:
+    # With postponed annotations (PEP 563) a TypedDict cannot see ``Required[...]`` when it is
+    # built, so ``__required_keys__`` misses them; the resolved hints show them.
+    marked = {key for key, hint in hints.items() if get_origin(hint) is typing.Required}
+    unmarked = {key for key, hint in hints.items() if get_origin(hint) is typing.NotRequired}
+    return frozenset((set(fields.__required_keys__) | marked) - unmarked)
+
+
+def _unpacked(hint: Any) -> Any:
+    if get_origin(hint) is typing.Unpack:
+        return get_args(hint)[0]
+    return None
+
+
+def declared(func: F, *, principal: bool = True) -> F:
+    """
+    Wrap the operation *func* (a method) in the boundary described in this module.
+
+    With *principal* false the method runs without a workspace (``Scheduler.create_company``).
+    """
+    declaration: _Declaration | None = None
+
+    @functools.wraps(func)
+    def boundary(self: Any, /, *args: Any, **kwargs: Any) -> Any:
+        nonlocal declaration
+        if principal and self._ctx.caller is None:
+            raise NotAuthenticated()
+        if declaration is None:
+            declaration = _Declaration.of(func, bound=True)
+        converted_args, converted_kwargs = declaration.accept(args, kwargs)
+        return func(self, *converted_args, **converted_kwargs)
+
+    setattr(boundary, _MARK, True)
+    return cast(F, boundary)
+
+
+def is_declared(method: object) -> bool:
+    """Tell whether *method* runs behind the boundary (the test suite checks every operation)."""
+    return bool(getattr(method, _MARK, False))
+
+
+def operations(cls: C) -> C:
+    """Put every public method of the operations class *cls* behind the boundary."""
+    for name, member in list(vars(cls).items()):
+        if not name.startswith("_") and inspect.isfunction(member):
+            setattr(cls, name, declared(member))
+    return cls
