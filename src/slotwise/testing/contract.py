@@ -56,6 +56,7 @@ from slotwise.model import (
 )
 from slotwise.storage.protocol import R, Reader, Store
 
+from ._refusals import RefusalContract
 from .samples import (
     sample_allocation,
     sample_appointment,
@@ -393,7 +394,7 @@ def _run_threads(workers: Sequence[Callable[[], None]], *, timeout: float) -> No
         raise failures[0]
 
 
-class StoreContract:
+class StoreContract(RefusalContract):
     """
     The behaviour tests every :class:`~slotwise.storage.protocol.Store` must pass.
 
