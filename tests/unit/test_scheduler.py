@@ -77,12 +77,15 @@ class TestCompanies:
 class TestPrincipals:
     def test_workspace_runs_for_its_principal(self, scheduler: Scheduler):
         """as_principal() and for_company() give workspaces bound to that principal."""
-        principal = Principal(company_id="c1", location_ids=["l1"])
+        company = scheduler.create_company(name="C", timezone="UTC")
+        principal = Principal(company_id=company.id, location_ids=["l1"])
 
         workspace = scheduler.as_principal(principal)
 
         assert isinstance(workspace, Workspace)
-        assert workspace.principal == Principal(company_id="c1", location_ids=frozenset({"l1"}))
+        assert workspace.principal == Principal(
+            company_id=company.id, location_ids=frozenset({"l1"})
+        )
 
     def test_principal_needs_a_company(self):
         """A principal without a company id is refused."""
