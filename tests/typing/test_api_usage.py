@@ -40,3 +40,22 @@ def test_public_api_round_trip() -> None:
 
     assert default is not store
     assert [location] == list(page.data)
+
+
+def test_boundary_api() -> None:
+    """make_primary, a workspace without a principal and the boundary's errors type-check."""
+    scheduler = Scheduler(clock=ManualClock(datetime(2026, 1, 1, tzinfo=UTC)), ids=SequentialIds())
+    company = scheduler.create_company(name="Typed Co", timezone="UTC")
+    workspace = scheduler.for_company(company.id)
+    workspace.locations.create(name="First")
+    second = workspace.locations.create(name="Second")
+    primary: slotwise.Location = workspace.locations.make_primary(second.id)
+    refused: type[slotwise.ValidationError] = slotwise.UnexpectedField
+    nobody = scheduler.as_principal(None)
+    try:
+        nobody.company.get()
+    except slotwise.NotAuthenticated as exc:
+        assert "principal" in str(exc)
+
+    assert primary.is_primary
+    assert issubclass(refused, slotwise.SlotwiseError)
