@@ -7,11 +7,13 @@ One class per fault the issue reproduced; each test failed before the boundary e
 from __future__ import annotations
 
 import inspect
+import typing
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import attrs
 import pytest
 
 from slotwise import (
@@ -37,6 +39,7 @@ from slotwise import (
 )
 from slotwise.model import RECORD_KINDS
 from slotwise.operations._boundary import is_declared
+from slotwise.operations._inputs import converter
 from slotwise.storage.memory import MemoryStore
 from slotwise.testing import ManualClock, SequentialIds
 
@@ -58,6 +61,17 @@ def _refused(scheduler: Scheduler, error: type[SlotwiseError], call: Callable[[]
     return str(caught.value)
 
 
+def _operations(ws: Workspace) -> list[Any]:
+    """Every public method of every operation group of *ws*."""
+    groups = [value for name, value in vars(ws).items() if name != "principal"]
+    return [
+        getattr(group, name)
+        for group in groups
+        for name in dir(group)
+        if not name.startswith("_") and inspect.ismethod(getattr(group, name))
+    ]
+
+
 @pytest.fixture
 def two(scheduler: Scheduler, ws: Workspace, location: Location) -> Workspace:
     """Company B with a location, a service, a resource and a customer, beside company A."""
@@ -73,16 +87,39 @@ def two(scheduler: Scheduler, ws: Workspace, location: Location) -> Workspace:
 class TestEveryOperationIsDeclared:
     def test_every_public_operation_runs_behind_the_boundary(self, ws: Workspace):
         """Each public method of each operation group of a Workspace is wrapped."""
-        groups = [value for name, value in vars(ws).items() if name != "principal"]
-        methods = [
-            getattr(group, name)
-            for group in groups
-            for name in dir(group)
-            if not name.startswith("_") and inspect.ismethod(getattr(group, name))
-        ]
+        methods = _operations(ws)
 
         assert [] == [m.__qualname__ for m in methods if not is_declared(m)]
         assert len(methods) > 100
+
+    def test_every_declaration_compiles(self, ws: Workspace):
+        """Each operation's hints, and those of every record it takes, have an input rule."""
+        records: set[type] = set()
+
+        def walk(hint: Any) -> None:
+            for arg in typing.get_args(hint):
+                walk(arg)
+            if typing.get_origin(hint) is typing.Unpack:
+                for key_hint in typing.get_type_hints(typing.get_args(hint)[0]).values():
+                    walk(key_hint)
+            if isinstance(hint, type) and attrs.has(hint) and hint not in records:
+                records.add(hint)
+                hints = typing.get_type_hints(hint)
+                for field in attrs.fields(hint):
+                    if field.init:
+                        converter(hints[field.name], name=field.name)
+                        walk(hints[field.name])
+
+        for method in _operations(ws):
+            hints = typing.get_type_hints(method.__wrapped__)
+            hints.pop("return", None)
+            for name, hint in hints.items():
+                if typing.get_origin(hint) is not typing.Unpack:
+                    converter(hint, name=name)
+                walk(hint)
+
+        names = {record.__name__ for record in records}
+        assert {"Holiday", "RepeatRule", "LocationSettings", "ReminderSchedule"} <= names
 
     def test_help_shows_the_declared_signature(self, ws: Workspace):
         """The wrapper keeps the operation's own signature and docstring."""
