@@ -388,6 +388,100 @@ class TestPoisonedValues:
             ),
         )
 
+    @pytest.mark.parametrize(
+        ("repeat", "error", "field"),
+        [
+            ({"frequency": "W", "weekdays": None}, FieldRequired, "repeat.weekdays"),
+            ({"frequency": "W", "weekdays": 10**30}, OutOfRange, "repeat.weekdays"),
+            ({"frequency": "W", "weekdays": [[1]]}, InvalidFormat, "repeat.weekdays[0]"),
+            ({"frequency": "W", "weekdays": object()}, InvalidFormat, "repeat.weekdays"),
+            ({"frequency": object()}, InvalidChoice, "repeat.frequency"),
+        ],
+    )
+    def test_fields_with_their_own_converter_are_bounded(
+        self, scheduler: Scheduler, ws: Workspace, resource, repeat, error, field: str
+    ):
+        """A mapping field read by the record's own converter is bounded, never a TypeError."""
+        message = _refused(
+            scheduler,
+            error,
+            lambda: ws.resources.create_block(
+                resource.id, start_date=date(2026, 1, 5), end_date="never", repeat=repeat
+            ),
+        )
+
+        assert message.startswith(field)
+
+    def test_converter_forms_still_work(self, ws: Workspace, resource):
+        """Weekdays as the spec's digit string stay accepted inside a mapping."""
+        block = ws.resources.create_block(
+            resource.id,
+            start_date=date(2026, 1, 5),
+            end_date="never",
+            repeat={"frequency": "W", "weekdays": "135"},  # type: ignore[arg-type]
+        )
+
+        assert RepeatRule(frequency="W", weekdays="135") == block.repeat
+
+    def test_principal_mapping_of_the_wrong_shape(self, scheduler: Scheduler, company):
+        """A principal mapping with an object for location ids is InvalidFormat, not TypeError."""
+        with pytest.raises(InvalidFormat, match=r"principal\.location_ids"):
+            scheduler.as_principal(
+                {"company_id": company.id, "location_ids": object()}  # type: ignore[arg-type]
+            )
+
+
+class TestManyAtOnce:
+    """create_many and update_many take TypedDict items, checked key by key like keywords."""
+
+    def test_identity_inside_create_many_is_refused(self, scheduler: Scheduler, ws: Workspace):
+        """An id among a new location's fields is UnexpectedField naming the item's key."""
+        message = _refused(
+            scheduler,
+            UnexpectedField,
+            lambda: ws.locations.create_many([{"name": "X", "id": "evil"}]),  # type: ignore[typeddict-unknown-key]
+        )
+
+        assert message.startswith("locations[0].id cannot be set here")
+
+    def test_identity_inside_update_many_is_refused(
+        self, scheduler: Scheduler, ws: Workspace, resource, two: Workspace
+    ):
+        """A company_id among a resource's changes is refused and nothing moves."""
+        message = _refused(
+            scheduler,
+            UnexpectedField,
+            lambda: ws.resources.update_many(
+                [(resource.id, {"company_id": two.principal.company_id})]  # type: ignore[typeddict-unknown-key]
+            ),
+        )
+
+        assert message.startswith("updates[0][1].company_id")
+
+    def test_item_values_are_typed(self, scheduler: Scheduler, ws: Workspace, resource):
+        """Each key of an item is converted by its own rule."""
+        message = _refused(
+            scheduler,
+            InvalidFormat,
+            lambda: ws.resources.update_many([(resource.id, {"name": 5})]),  # type: ignore[typeddict-item]
+        )
+
+        assert message.startswith("updates[0][1].name must be a string")
+
+    def test_item_must_be_a_mapping(self, scheduler: Scheduler, ws: Workspace):
+        """A string where a location's fields belong is InvalidFormat."""
+        _refused(
+            scheduler,
+            InvalidFormat,
+            lambda: ws.locations.create_many(["x"]),  # type: ignore[list-item]
+        )
+
+    def test_required_item_keys(self, scheduler: Scheduler, ws: Workspace):
+        """A new location without its name is FieldRequired naming the item."""
+        message = _refused(scheduler, FieldRequired, lambda: ws.locations.create_many([{}]))
+
+        assert message.startswith("locations[0].name")
+
 
 class TestWrongTypes:
     """Fault 5: wrong Python types reached the store or the standard library."""

@@ -28,28 +28,12 @@ import attrs
 
 from slotwise.errors import FieldRequired, NotAuthenticated, UnexpectedField
 
-from ._inputs import Converter, converter
+from ._inputs import IDENTITY_FIELDS, Converter, converter, required_keys, stripped
 
 __all__ = ["IDENTITY_FIELDS", "declared", "is_declared", "operations"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 C = TypeVar("C", bound=type)
-
-IDENTITY_FIELDS: Final = frozenset(
-    {
-        "id",
-        "company_id",
-        "location_id",
-        "target",
-        "target_id",
-        "customer_id",
-        "is_primary",
-        "deleted",
-        "deleted_time",
-        "created_at",
-    }
-)
-"""Fields no update changes: identity, placement and bookkeeping (decision 35)."""
 
 _MARK: Final = "__slotwise_declared__"
 
@@ -88,9 +72,9 @@ class _Declaration:
                     raise TypeError(f"{func.__qualname__}: **{parameter.name} needs Unpack[...]")
                 field_hints = typing.get_type_hints(declared_fields, include_extras=True)
                 fields = {
-                    key: converter(_stripped(hint), name=key) for key, hint in field_hints.items()
+                    key: converter(stripped(hint), name=key) for key, hint in field_hints.items()
                 }
-                required_fields = _required_keys(declared_fields, field_hints)
+                required_fields = required_keys(declared_fields, field_hints)
                 continue
             if kind is inspect.Parameter.VAR_POSITIONAL:
                 raise TypeError(f"{func.__qualname__}: *{parameter.name} is not declarable")
@@ -159,20 +143,6 @@ class _Declaration:
                 reason="cannot be set here: a record keeps its identity and its place",
             )
         return UnexpectedField(field=name, allowed=allowed)
-
-
-def _stripped(hint: Any) -> Any:
-    if get_origin(hint) in (typing.Required, typing.NotRequired):
-        return get_args(hint)[0]
-    return hint
-
-
-def _required_keys(fields: Any, hints: Mapping[str, Any]) -> frozenset[str]:
-    # With postponed annotations (PEP 563) a TypedDict cannot see ``Required[...]`` when it is
-    # built, so ``__required_keys__`` misses them; the resolved hints show them.
-    marked = {key for key, hint in hints.items() if get_origin(hint) is typing.Required}
-    unmarked = {key for key, hint in hints.items() if get_origin(hint) is typing.NotRequired}
-    return frozenset((set(fields.__required_keys__) | marked) - unmarked)
 
 
 def _unpacked(hint: Any) -> Any:

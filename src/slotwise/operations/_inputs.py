@@ -13,7 +13,11 @@ the limit. The rules are those of decision 36 and the model's own types:
   years 1900..9998 both as wall time and in UTC.
 * enums and ``Literal``: one of the values (``InvalidChoice`` lists them).
 * attrs records: the record, or a mapping of its fields that is structured into it; a given
-  record is checked field by field against its own annotations.
+  record is checked field by field against its own annotations. A field with its own attrs
+  converter also takes that converter's other forms (weekdays as ``"125"``), bounded as text,
+  numbers and sequences are, and whatever the converter cannot read is ``InvalidFormat``.
+* ``TypedDict`` items (``create_many``, ``update_many``): a mapping of the declared keys only
+  (``UnexpectedField`` otherwise, identity keys included), each converted by its own rule.
 * sequences and mappings: at most :data:`ITEMS_MAX` items, each converted.
 * ``Mapping[str, Any]`` (options, payloads): JSON data nested at most :data:`JSON_DEPTH_MAX`
   levels and at most :data:`JSON_BYTES_MAX` bytes as JSON.
@@ -44,11 +48,13 @@ from slotwise.errors import (
     InvalidFormat,
     NaiveDatetime,
     OutOfRange,
+    SlotwiseError,
     UnexpectedField,
 )
 from slotwise.model._checks import check_date_bounds, check_instant_bounds
 
 __all__ = [
+    "IDENTITY_FIELDS",
     "ID_MAX",
     "INT_LIMIT",
     "ITEMS_MAX",
@@ -59,6 +65,8 @@ __all__ = [
     "WrongKind",
     "converter",
     "id_mode",
+    "required_keys",
+    "stripped",
 ]
 
 INT_LIMIT: Final = 2**53
@@ -71,6 +79,22 @@ ITEMS_MAX: Final = 1_000
 """Most items of one sequence or mapping argument."""
 JSON_DEPTH_MAX: Final = 32
 JSON_BYTES_MAX: Final = 65_536
+
+IDENTITY_FIELDS: Final = frozenset(
+    {
+        "id",
+        "company_id",
+        "location_id",
+        "target",
+        "target_id",
+        "customer_id",
+        "is_primary",
+        "deleted",
+        "deleted_time",
+        "created_at",
+    }
+)
+"""Fields no update changes: identity, placement and bookkeeping (decision 35)."""
 
 Converter = Callable[[Any, str], Any]
 """``convert(value, field)``: the accepted value, or a ``ValidationError`` naming *field*."""
@@ -97,6 +121,22 @@ def id_mode(name: str) -> Mode:
     if name.endswith("_ids"):
         return "ids"
     return "text"
+
+
+def stripped(hint: Any) -> Any:
+    """Return *hint* without its ``Required[...]`` or ``NotRequired[...]`` marker."""
+    if get_origin(hint) in (typing.Required, typing.NotRequired):
+        return get_args(hint)[0]
+    return hint
+
+
+def required_keys(fields: Any, hints: Mapping[str, Any]) -> frozenset[str]:
+    """Return the required keys of the TypedDict *fields*, whose resolved *hints* are given."""
+    # With postponed annotations (PEP 563) a TypedDict cannot see ``Required[...]`` when it is
+    # built, so ``__required_keys__`` misses them; the resolved hints show them.
+    marked = {key for key, hint in hints.items() if get_origin(hint) is typing.Required}
+    unmarked = {key for key, hint in hints.items() if get_origin(hint) is typing.NotRequired}
+    return frozenset((set(fields.__required_keys__) | marked) - unmarked)
 
 
 def converter(hint: Any, *, name: str) -> Converter:
@@ -180,6 +220,8 @@ def _of_class(hint: type, mode: Mode) -> Converter:
         return _enum(hint)
     if attrs.has(hint):
         return _record(hint)
+    if typing.is_typeddict(hint):
+        return _typed_dict(hint)
     if issubclass(hint, dict):  # FrozenJSON and plain dicts: JSON objects
         return _json_object
     if getattr(hint, "_is_protocol", False):
@@ -406,9 +448,9 @@ def _mapping(args: tuple[Any, ...], mode: Mode) -> Converter:
 def _record(kind: type) -> Converter:
     fields: list[tuple[str, str, Converter]] = []
     required: set[str] = set()
-    # Fields with their own attrs converter take what that converter takes (weekdays "12345",
-    # an end date "never"); the record built from them is checked against the annotations.
-    converted: set[str] = set()
+    # Fields with their own attrs converter also take what that converter takes (weekdays
+    # "12345"); the record built from them is checked against the annotations.
+    converted: dict[str, Callable[[Any], Any]] = {}
     ready = False
 
     def prepare() -> None:
@@ -424,13 +466,40 @@ def _record(kind: type) -> Converter:
             if attribute.default is attrs.NOTHING:
                 required.add(alias)
             if attribute.converter is not None:
-                converted.add(alias)
+                converted[alias] = attribute.converter
         ready = True
 
     def check(record: Any, field: str) -> Any:
         for name, alias, convert_field in fields:
             _item(convert_field, getattr(record, name), f"{field}.{alias}")
         return record
+
+    def structure(alias: str, convert_field: Converter, value: Any, field: str) -> Any:
+        if alias not in converted or value is None:
+            return _item(convert_field, value, field)
+        try:
+            return convert_field(value, field)
+        except WrongKind as wrong:
+            # Another form the record's own converter reads; bounded here like any input.
+            _plain(value, field, wrong.expected)
+            try:
+                converted[alias](value)
+            except SlotwiseError:
+                raise
+            except (TypeError, ValueError, OverflowError, AttributeError):
+                raise InvalidFormat(field=field, expected=wrong.expected, value=value) from None
+            return value
+
+    def build(values: dict[str, Any], value: Any, field: str) -> Any:
+        try:
+            return kind(**values)
+        except SlotwiseError:
+            raise
+        except (TypeError, ValueError, OverflowError, AttributeError):
+            # A converter met a value of a form it does not read: a wrong value, not a crash.
+            raise InvalidFormat(
+                field=field, expected=f"a {kind.__name__} or a mapping of its fields", value=value
+            ) from None
 
     def convert(value: Any, field: str) -> Any:
         if not ready:
@@ -444,21 +513,86 @@ def _record(kind: type) -> Converter:
         allowed = [alias for _, alias, _ in fields]
         for key in value:
             if not isinstance(key, str) or key not in allowed:
-                raise UnexpectedField(field=f"{field}.{key}", allowed=allowed)
+                raise UnexpectedField(field=f"{field}.{_key_name(key)}", allowed=allowed)
         for alias in sorted(required - set(value)):
             raise FieldRequired(field=f"{field}.{alias}")
         values = {
-            alias: (
-                value[alias]
-                if alias in converted
-                else _item(convert_field, value[alias], f"{field}.{alias}")
-            )
+            alias: structure(alias, convert_field, value[alias], f"{field}.{alias}")
             for _, alias, convert_field in fields
             if alias in value
         }
-        return check(kind(**values), field) if converted else kind(**values)
+        record = build(values, value, field)
+        return check(record, field) if converted else record
 
     return convert
+
+
+def _plain(value: Any, field: str, expected: str) -> Any:
+    """
+    Accept *value* for a record's own converter only if it is plain, bounded data.
+
+    Text, numbers and short sequences of them pass with the bounds of their kind; anything else
+    (an object, a mapping where the record has no nested record) is not a form of the field.
+    """
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        return _text(value, field)
+    if isinstance(value, int | float):
+        return _float(value, field)
+    if isinstance(value, list | tuple | set | frozenset):
+        if len(value) > ITEMS_MAX:
+            _too_many(field, len(value))
+        for index, item in enumerate(value):
+            if isinstance(item, list | tuple | set | frozenset | Mapping):
+                raise InvalidFormat(field=f"{field}[{index}]", expected=expected, value=item)
+            _plain(item, f"{field}[{index}]", expected)
+        return value
+    raise InvalidFormat(field=field, expected=expected, value=value)
+
+
+def _typed_dict(kind: type) -> Converter:
+    keys: dict[str, Converter] = {}
+    required: set[str] = set()
+
+    def prepare() -> None:
+        hints = typing.get_type_hints(kind, include_extras=True)
+        required.update(required_keys(kind, hints))
+        keys.update({key: converter(stripped(hint), name=key) for key, hint in hints.items()})
+
+    def convert(value: Any, field: str) -> dict[str, Any]:
+        if not keys:
+            prepare()
+        if not isinstance(value, Mapping):
+            raise WrongKind(f"a mapping of {kind.__name__} keys")
+        allowed = sorted(keys)
+        for key in value:
+            if not isinstance(key, str) or key not in keys:
+                reason = (
+                    "cannot be set here: a record keeps its identity and its place"
+                    if key in IDENTITY_FIELDS
+                    else None
+                )
+                raise UnexpectedField(
+                    field=f"{field}.{_key_name(key)}", allowed=allowed, reason=reason
+                )
+        for key in sorted(required - set(value)):
+            raise FieldRequired(field=f"{field}.{key}")
+        return {key: keys[key](item, f"{field}.{key}") for key, item in value.items()}
+
+    return convert
+
+
+def _key_name(key: object) -> str:
+    """Return a mapping key as it may appear in an error's field name (short, printable)."""
+    if isinstance(key, str) and len(key) <= 60 and key.isprintable():
+        return key
+    return f"[{_shown_key(key)}]"
+
+
+def _shown_key(key: object) -> str:
+    text = repr(key) if not isinstance(key, str) else repr(key[:40])
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 # -- JSON data ------------------------------------------------------------------------------
