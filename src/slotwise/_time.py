@@ -26,6 +26,7 @@ __all__ = [
     "END_OF_DAY",
     "WindowEdge",
     "available_zone_names",
+    "clock_text",
     "day_bounds",
     "ensure_aware",
     "hhmm_to_minutes",
@@ -72,6 +73,13 @@ def hhmm_to_minutes(hhmm: int) -> int:
 def minutes_to_hhmm(minutes: int) -> int:
     """Return the HHMM value of *minutes* after midnight (``1440`` -> ``2400``)."""
     return (minutes // 60) * 100 + minutes % 60
+
+
+def clock_text(hours: int, minutes: int) -> str:
+    """Return a wall time as the spec's 12-hour display text (``9, 0`` -> ``"9:00 AM"``)."""
+    hours %= 24  # 2400, the end of a day, reads as the midnight it is
+    suffix = "AM" if hours < 12 else "PM"
+    return f"{hours % 12 or 12}:{minutes:02d} {suffix}"
 
 
 @functools.lru_cache(maxsize=512)

@@ -74,6 +74,7 @@ from dateutil.relativedelta import relativedelta
 from slotwise._time import (
     MINUTES_PER_DAY,
     WindowEdge,
+    clock_text,
     hhmm_to_minutes,
     to_utc,
     wall_to_instant,
@@ -523,11 +524,6 @@ def _apply(
 
 _DISPLAY: dict[int, str] = {}
 """Display texts by HHMM, filled as they are first needed (at most 1,440)."""
-
-
-def _hhmm_text(hours: int, minutes: int) -> str:
-    suffix = "AM" if hours < 12 else "PM"
-    return f"{hours % 12 or 12}:{minutes:02d} {suffix}"
 
 
 # -- per-day and per-resource data -------------------------------------------------------------
@@ -1409,7 +1405,7 @@ class _Output:
                 moment,
                 moment.date(),
                 moment.hour * 100 + moment.minute,
-                _hhmm_text(moment.hour, moment.minute),
+                clock_text(moment.hour, moment.minute),
             )
         return found
 
@@ -1421,7 +1417,7 @@ class _Output:
             hhmm = moment.hour * 100 + moment.minute
             display = _DISPLAY.get(hhmm)
             if display is None:
-                display = _DISPLAY[hhmm] = _hhmm_text(moment.hour, moment.minute)
+                display = _DISPLAY[hhmm] = clock_text(moment.hour, moment.minute)
             found = self.slot_cache[minute] = (
                 moment,
                 self.instant(minute + duration),

@@ -14,7 +14,7 @@ from typing import Any, Literal, Required, TypedDict, Unpack
 
 import attrs
 
-from slotwise._time import available_zone_names, utc_offset_minutes, zone
+from slotwise._time import available_zone_names, clock_text, utc_offset_minutes, zone
 from slotwise.availability.authorization import CalendarProviderName
 from slotwise.booking.outbox import append_event, resource_data
 from slotwise.errors import (
@@ -146,14 +146,9 @@ class ResourceWeeklyAvailability:
         if name not in Weekday._value2member_map_:
             raise InvalidFormat(field="day", expected="one of sun..sat", value=day)
         window = self.weekdays.on(Weekday(name))
-        return _clock_text(window.start_time), _clock_text(window.end_time)
-
-
-def _clock_text(hhmm: int) -> str:
-    hours, minutes = divmod(hhmm, 100)
-    hours %= 24
-    suffix = "AM" if hours < 12 else "PM"
-    return f"{hours % 12 or 12}:{minutes:02d} {suffix}"
+        return clock_text(*divmod(window.start_time, 100)), clock_text(
+            *divmod(window.end_time, 100)
+        )
 
 
 @operations
