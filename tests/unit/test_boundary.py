@@ -534,6 +534,93 @@ class TestWrongTypes:
         _refused(scheduler, UnexpectedField, lambda: ws.services.get("1", "2"))  # type: ignore[call-arg]
 
 
+class TestEveryReproducedCallSite:
+    """Fault 4 named more call sites than appointments.create: each is refused the same way."""
+
+    @pytest.fixture
+    def booked(self, ws: Workspace, service, resource):
+        """A booked appointment at the first offered time."""
+        week = ws.availability.times(service.id, date(2026, 1, 5), date(2026, 1, 9))
+        first = week.available_times[0]
+        return ws.appointments.create(service.id, first.start, first.end, resource_id=resource.id)
+
+    @pytest.mark.parametrize(
+        "start", [datetime(1, 1, 1, 9, tzinfo=UTC), datetime(9999, 12, 31, 9, tzinfo=UTC)]
+    )
+    def test_reschedule_near_the_ends_of_time(
+        self, scheduler: Scheduler, ws: Workspace, booked, start: datetime
+    ):
+        """reschedule to year 1 or 9999 is OutOfRange, not OverflowError."""
+        _refused(
+            scheduler,
+            OutOfRange,
+            lambda: ws.appointments.reschedule(
+                booked.id, start=start, end=start + timedelta(minutes=30)
+            ),
+        )
+
+    @pytest.mark.parametrize(
+        ("start", "end"),
+        [(date(1, 1, 1), date(1, 1, 7)), (date(9999, 12, 25), date(9999, 12, 31))],
+    )
+    def test_availability_near_the_ends_of_time(
+        self, scheduler: Scheduler, ws: Workspace, service, start: date, end: date
+    ):
+        """availability.times near year 1 or 9999 is OutOfRange, not OverflowError."""
+        _refused(scheduler, OutOfRange, lambda: ws.availability.times(service.id, start, end))
+
+    @pytest.mark.parametrize(
+        "when", [datetime(1, 1, 1, tzinfo=UTC), datetime(9999, 12, 31, 23, tzinfo=UTC)]
+    )
+    def test_subscriptions_near_the_ends_of_time(
+        self, scheduler: Scheduler, ws: Workspace, location, when: datetime
+    ):
+        """subscriptions.create and update near year 1 or 9999 are OutOfRange."""
+        customer = ws.customers.create(first_name="Cy", email="cy@example.com")
+        plan = ws.subscriptions.create(customer.id, customer_plan_id="gold")
+
+        _refused(
+            scheduler,
+            OutOfRange,
+            lambda: ws.subscriptions.create(customer.id, customer_plan_id="p", plan_start=when),
+        )
+        _refused(scheduler, OutOfRange, lambda: ws.subscriptions.update(plan.id, plan_start=when))
+
+    @pytest.mark.parametrize("hours", ["9-5", {"mon": "9-5"}, {"mon": {"start": 900}}])
+    def test_weekly_hours_of_the_wrong_shape(
+        self, scheduler: Scheduler, ws: Workspace, service, resource, hours: object
+    ):
+        """Service availability and resource weekly hours of the wrong shape never reach a store."""
+        _refused(
+            scheduler,
+            ValidationError,
+            lambda: ws.services.update(service.id, availability=hours),  # type: ignore[arg-type]
+        )
+        _refused(
+            scheduler,
+            ValidationError,
+            lambda: ws.resources.update(resource.id, weekly_hours=hours),  # type: ignore[arg-type]
+        )
+        _refused(
+            scheduler,
+            ValidationError,
+            lambda: ws.services.create(name="X", duration=30, reason="r", availability=hours),  # type: ignore[arg-type]
+        )
+
+        assert ws.availability.times(service.id, date(2026, 1, 5), date(2026, 1, 6)).available_times
+
+    @pytest.mark.parametrize("schedule", ["daily", {"emails": "daily"}, [1, 2]])
+    def test_reminders_of_the_wrong_shape(
+        self, scheduler: Scheduler, ws: Workspace, location, schedule: object
+    ):
+        """A reminder schedule given as text or the wrong dict is refused."""
+        _refused(
+            scheduler,
+            ValidationError,
+            lambda: ws.locations.set_reminders(location.id, schedule),  # type: ignore[arg-type]
+        )
+
+
 class TestBoundedWork:
     """Fault 6: one call could ask for minutes of work or for values one store refuses."""
 
