@@ -17,11 +17,12 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from slotwise.errors import SlotwiseError, StoreError
-from slotwise.model import RECORD_KINDS, Record, RepeatRule
+from slotwise.model import RECORD_KINDS, RepeatRule
 from slotwise.scheduler import Scheduler, Workspace
 from slotwise.storage.protocol import Store
+from slotwise.testing.clocks import ManualClock, SequentialIds
 
-from .clocks import ManualClock, SequentialIds
+from ._base import ContractBase
 
 __all__ = ["RefusalContract"]
 
@@ -107,16 +108,12 @@ _CASES: tuple[_Case, ...] = (
 )
 
 
-class RefusalContract:
+class RefusalContract(ContractBase):
     """
     Invalid input is refused alike on every store, before the store, leaving no trace.
 
     .. versionadded:: 0.1
     """
-
-    def _store(self, *records: Record) -> Store:
-        """Return a fresh store (``StoreContract`` implements it)."""
-        raise NotImplementedError
 
     def test_invalid_input_is_refused_alike_and_leaves_no_trace(self) -> None:
         """Each invalid input raises the same slotwise code on this store; nothing changes."""
