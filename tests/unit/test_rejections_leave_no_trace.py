@@ -7,7 +7,7 @@ delivered and undelivered events is snapshotted (every record kind through
 expired holds as the store's feeds return them), then each kind of refused operation runs. The
 snapshot after it equals the one before, value for value and character for character of its
 ``repr`` (attrs reprs show every field; records hold read-only mappings, which do not pickle). The refusal
-also takes no outbox sequence number: ``slotwise.booking.outbox.append_event`` is called "after
+also takes no outbox sequence number: ``slotwise.storage.outbox.append_event`` is called "after
 every check of the unit of work passed, so a refused operation takes no sequence number", so the
 next event gets the number right after the last one.
 """

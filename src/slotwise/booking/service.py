@@ -90,10 +90,10 @@ from slotwise.operations.customers import (
 )
 from slotwise.operations.locations import settings_in_force
 from slotwise.paging import DEFAULT_LIMIT, Page, paginate
+from slotwise.storage.outbox import append_event, appointment_payload
 from slotwise.storage.protocol import Reader, Transaction
 
 from .fields import check_field_values
-from .outbox import append_event, appointment_payload
 from .transitions import Outcome, transition
 
 __all__ = [

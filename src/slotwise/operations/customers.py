@@ -15,12 +15,12 @@ from typing import Any, Required, TypedDict, Unpack
 import attrs
 
 from slotwise._time import to_utc, zone
-from slotwise.booking.outbox import append_event, customer_data
 from slotwise.errors import DuplicateRecord, FieldRequired, InvalidFormat
 from slotwise.model import Address, Company, Customer, CustomerKind, Subscription, Trigger
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, Page, paginate
+from slotwise.storage.outbox import append_event, customer_data
 from slotwise.storage.protocol import Reader, Transaction
 
 __all__ = [

@@ -16,7 +16,6 @@ import attrs
 
 from slotwise._time import available_zone_names, clock_text, utc_offset_minutes, zone
 from slotwise.availability.authorization import CalendarProviderName
-from slotwise.booking.outbox import append_event, resource_data
 from slotwise.errors import (
     FieldRequired,
     InvalidChoice,
@@ -47,6 +46,7 @@ from slotwise.model import (
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, Page, paginate
+from slotwise.storage.outbox import append_event, resource_data
 from slotwise.storage.protocol import Reader, Transaction
 
 from .windows import (

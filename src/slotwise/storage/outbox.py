@@ -2,7 +2,9 @@
 Appending events to the outbox inside a unit of work (decision 27), and their JSON payloads.
 
 Used by the appointment operations and by the customer and resource setup operations, always
-with the transaction of the change itself, so an event commits or vanishes with its change.
+with the transaction of the change itself, so an event commits or vanishes with its change. It
+lives beside the storage protocol, below every operation, so setup operations record events
+without importing the appointment state machine.
 """
 
 from __future__ import annotations
