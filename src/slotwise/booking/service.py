@@ -932,21 +932,23 @@ class AppointmentOperations:
         correctness. Each deletion is recorded with the operation ``EXPIRE``.
         """
         ctx = self._ctx
-        deleted = skipped = 0
+        deleted = 0
         while True:
-            limit = skipped + _SWEEP_BATCH
             with ctx.store.read() as reader:
+                # The store keeps only the principal's locations (decision 37), so every
+                # hold of the batch is usable and the batch size bounds the work.
                 batch = reader.expired_holds(
-                    company_id=ctx.company_id, now=ctx.clock.now(), limit=limit
+                    company_id=ctx.company_id,
+                    location_ids=ctx.location_ids,
+                    now=ctx.clock.now(),
+                    limit=_SWEEP_BATCH,
                 )
-            usable = [h for h in batch if ctx.principal.may_use_location(h.location_id)]
-            skipped = len(batch) - len(usable)
-            if not usable:
+            if not batch:
                 return deleted
-            locks = {_resource_lock(rid) for hold in usable for rid in hold.resource_ids}
+            locks = {_resource_lock(rid) for hold in batch for rid in hold.resource_ids}
             with ctx.store.transaction(locks=sorted(locks)) as tx:
                 now = ctx.clock.now()
-                for hold in usable:
+                for hold in batch:
                     current = tx.get(Appointment, hold.id)
                     if (
                         current is None
@@ -959,7 +961,7 @@ class AppointmentOperations:
                     tx.delete(Appointment, current.id)
                     self._audit(tx, current, Operation.EXPIRE, current.status, None, now)
                     deleted += 1
-            if len(batch) < limit:
+            if len(batch) < _SWEEP_BATCH:
                 return deleted
 
     # -- reads ----------------------------------------------------------------------------------
@@ -1317,6 +1319,7 @@ class AppointmentOperations:
             ids=self._ctx.ids,
             now=now,
             company_id=appointment.company_id,
+            location_id=appointment.location_id,
             trigger=trigger,
             entity_id=appointment.id,
             payload=appointment_payload(
@@ -1486,14 +1489,21 @@ class OutboxOperations:
 
     def undelivered(self, limit: int = 100) -> builtins.list[OutboxEvent]:
         """
-        Return up to *limit* undelivered events of the company, oldest (lowest sequence) first.
+        Return up to *limit* undelivered events of the principal, oldest (lowest sequence) first.
+
+        A principal limited to some locations gets only its locations' events, never the
+        company-wide ones (customer events); the store filters, so *limit* counts what is
+        returned (decision 37).
 
         Raises:
             OutOfRange: when *limit* is outside 1..1000.
         """
         ctx = self._ctx
+        size = _feed_limit(limit)
         with ctx.store.read() as reader:
-            return reader.undelivered_events(company_id=ctx.company_id, limit=_feed_limit(limit))
+            return reader.undelivered_events(
+                company_id=ctx.company_id, location_ids=ctx.location_ids, limit=size
+            )
 
     def mark_delivered(self, event_ids: Iterable[str], /) -> int:
         """
@@ -1503,14 +1513,20 @@ class OutboxOperations:
 
         Raises:
             NotFound: when an id names no event (nothing is marked).
-            Unauthorized: when an event is another company's (nothing is marked).
+            Unauthorized: when an event is another company's, or the principal is limited to
+                some locations and the event is another location's or company-wide (decision
+                37); nothing is marked.
         """
         ctx = self._ctx
         marked = 0
         with ctx.store.transaction() as tx:
             now = ctx.clock.now()
-            for event_id in dict.fromkeys(event_ids):
-                event = ctx.owned(tx, OutboxEvent, event_id, field="event_ids")
+            # Check every id before the first write: a refused call marks nothing.
+            events = [
+                ctx.owned(tx, OutboxEvent, event_id, field="event_ids", change=True)
+                for event_id in dict.fromkeys(event_ids)
+            ]
+            for event in events:
                 if event.delivered_at is None:
                     tx.update(attrs.evolve(event, delivered_at=now))
                     marked += 1
@@ -1538,10 +1554,13 @@ class ReminderOperations:
         ctx = self._ctx
         size = _feed_limit(limit)
         with ctx.store.read() as reader:
-            found = reader.reminders_due(
-                company_id=ctx.company_id, before=ctx.clock.now(), limit=size
+            # Filtered by the store (decision 37): *limit* counts the principal's reminders.
+            return reader.reminders_due(
+                company_id=ctx.company_id,
+                location_ids=ctx.location_ids,
+                before=ctx.clock.now(),
+                limit=size,
             )
-        return [r for r in found if ctx.principal.may_use_location(r.location_id)]
 
     def mark_sent(self, reminder_ids: Iterable[str], /) -> int:
         """
@@ -1589,6 +1608,7 @@ class ReminderOperations:
                     ids=ctx.ids,
                     now=now,
                     company_id=reminder.company_id,
+                    location_id=reminder.location_id,
                     trigger=(
                         Trigger.EMAIL_REMINDER
                         if reminder.channel == "email"
