@@ -1385,6 +1385,175 @@ class StoreContract(RefusalContract):
         with _raises(OutOfRange), store.read() as reader:
             reader.reminders_due(company_id=None, before=_at(10), limit=0)
 
+    def test_undelivered_events_by_location(self) -> None:
+        """location_ids keeps those locations' events (never company-wide ones) before the limit."""
+
+        def event(record_id: str, sequence: int, location_id: str | None, **changes: Any) -> Any:
+            company_id = CO_A if location_id is None else _COMPANY_OF[location_id]
+            return sample_outbox_event(
+                id=record_id,
+                company_id=company_id,
+                location_id=location_id,
+                entity_id="apt",
+                sequence=sequence,
+                **{"delivered_at": None, **changes},
+            )
+
+        store = self._store(
+            *_bare_world(),
+            event("ev-a2-1", 1, LOC_A2),
+            event("ev-co-2", 2, None),
+            event("ev-a1-3", 3, LOC_A1),
+            event("ev-b1-4", 4, LOC_B1),
+            event("ev-a2-5", 5, LOC_A2),
+            event("ev-a1-6", 6, LOC_A1, delivered_at=_at(12)),
+            event("ev-a1-7", 7, LOC_A1),
+        )
+
+        def undelivered(
+            company_id: str | None, location_ids: Collection[str] | None, limit: int = 100
+        ) -> list[str]:
+            with store.read() as reader:
+                found = reader.undelivered_events(
+                    company_id=company_id, location_ids=location_ids, limit=limit
+                )
+            return [record.id for record in found]
+
+        seen = (
+            undelivered(CO_A, [LOC_A1]),
+            undelivered(CO_A, [LOC_A1], limit=1),
+            undelivered(CO_A, [LOC_A1, LOC_A2]),
+            undelivered(CO_A, [LOC_A2, LOC_A1], limit=3),
+            undelivered(CO_A, None),
+            undelivered(CO_A, []),
+            undelivered(CO_A, [LOC_B1]),
+            undelivered(None, [LOC_B1, LOC_A2]),
+        )
+        with store.transaction() as tx:
+            tx.update(event("ev-a1-3", 3, LOC_A1, delivered_at=_at(12)))
+            tx.update(event("ev-a1-6", 6, LOC_A1))
+            tx.update(event("ev-a2-5", 5, LOC_A1))
+            tx.delete(OutboxEvent, "ev-a1-7")
+        after = (undelivered(CO_A, [LOC_A1]), undelivered(CO_A, [LOC_A2]))
+
+        expected: tuple[list[str], ...] = (
+            ["ev-a1-3", "ev-a1-7"],
+            ["ev-a1-3"],
+            ["ev-a2-1", "ev-a1-3", "ev-a2-5", "ev-a1-7"],
+            ["ev-a2-1", "ev-a1-3", "ev-a2-5"],
+            ["ev-a2-1", "ev-co-2", "ev-a1-3", "ev-a2-5", "ev-a1-7"],
+            [],
+            [],
+            ["ev-a2-1", "ev-b1-4", "ev-a2-5"],
+        )
+        assert expected == seen, _shows(expected, seen)
+        expected_after = (["ev-a2-5", "ev-a1-6"], ["ev-a2-1"])
+        assert expected_after == after, _shows(expected_after, after)
+
+    def test_reminders_due_by_location(self) -> None:
+        """location_ids keeps those locations' due reminders, by due time then id, before the limit."""
+
+        def reminder(record_id: str, due: datetime, location_id: str, **changes: Any) -> Any:
+            return sample_queued_reminder(
+                id=record_id,
+                company_id=_COMPANY_OF[location_id],
+                location_id=location_id,
+                appointment_id="apt",
+                due_at=due,
+                **{"sent_at": None, **changes},
+            )
+
+        store = self._store(
+            *_bare_world(),
+            _appointment("apt", _at(15), _at(16)),
+            reminder("r-a2-early", _at(8), LOC_A2),
+            reminder("r-a1-sent", _at(8, 30), LOC_A1, sent_at=_at(8)),
+            reminder("r-a1", _at(9), LOC_A1),
+            reminder("r-b1", _at(9), LOC_B1),
+            reminder("r-a2", _at(9, 30), LOC_A2),
+            reminder("r-a1-late", _at(11), LOC_A1),
+        )
+
+        def due(
+            company_id: str | None, location_ids: Collection[str] | None, limit: int = 100
+        ) -> list[str]:
+            with store.read() as reader:
+                found = reader.reminders_due(
+                    company_id=company_id, location_ids=location_ids, before=_at(10), limit=limit
+                )
+            return [record.id for record in found]
+
+        seen = (
+            due(CO_A, [LOC_A1]),
+            due(CO_A, [LOC_A1], limit=1),
+            due(CO_A, [LOC_A1, LOC_A2]),
+            due(CO_A, [LOC_A1, LOC_A2], limit=2),
+            due(CO_A, []),
+            due(CO_A, [LOC_B1]),
+            due(None, [LOC_B1, LOC_A1]),
+        )
+
+        expected: tuple[list[str], ...] = (
+            ["r-a1"],
+            ["r-a1"],
+            ["r-a2-early", "r-a1", "r-a2"],
+            ["r-a2-early", "r-a1"],
+            [],
+            [],
+            ["r-a1", "r-b1"],
+        )
+        assert expected == seen, _shows(expected, seen)
+
+    def test_expired_holds_by_location(self) -> None:
+        """location_ids keeps those locations' expired holds, by expiry then id, before the limit."""
+
+        def held(record_id: str, expires: datetime, location_id: str) -> Appointment:
+            resource = {LOC_A1: RES_1, LOC_A2: RES_4, LOC_B1: RES_B}[location_id]
+            return _appointment(
+                record_id,
+                _at(15),
+                _at(16),
+                status=AppointmentStatus.INITIAL,
+                hold_expires_at=expires,
+                location_id=location_id,
+                resource_ids=(resource,),
+            )
+
+        store = self._store(
+            *_bare_world(),
+            held("h-a2-early", _at(8), LOC_A2),
+            held("h-a1", _at(9), LOC_A1),
+            held("h-b1", _at(9), LOC_B1),
+            held("h-a2", _at(9, 30), LOC_A2),
+            held("h-a1-late", _at(11), LOC_A1),
+        )
+
+        def expired(
+            company_id: str | None, location_ids: Collection[str] | None, limit: int = 100
+        ) -> list[str]:
+            with store.read() as reader:
+                found = reader.expired_holds(
+                    company_id=company_id, location_ids=location_ids, now=_at(10), limit=limit
+                )
+            return [record.id for record in found]
+
+        seen = (
+            expired(CO_A, [LOC_A1]),
+            expired(CO_A, [LOC_A2], limit=1),
+            expired(CO_A, [LOC_A1, LOC_A2]),
+            expired(CO_A, []),
+            expired(None, [LOC_B1, LOC_A1]),
+        )
+
+        expected: tuple[list[str], ...] = (
+            ["h-a1"],
+            ["h-a2-early"],
+            ["h-a2-early", "h-a1", "h-a2"],
+            [],
+            ["h-a1", "h-b1"],
+        )
+        assert expected == seen, _shows(expected, seen)
+
     def test_reminders_and_audit_of_an_appointment_in_creation_order(self) -> None:
         """reminders_of() and audit_of() list one appointment's records in creation order."""
         where: dict[str, Any] = {"company_id": CO_A, "location_id": LOC_A1}
@@ -1836,15 +2005,17 @@ class _Universe:
                     )
                 )
         for company in (None, *companies):
-            reads[f"undelivered_events({company})"] = reader.undelivered_events(
-                company_id=company, limit=10_000
-            )
-            reads[f"reminders_due({company})"] = reader.reminders_due(
-                company_id=company, before=end, limit=10_000
-            )
-            reads[f"expired_holds({company})"] = reader.expired_holds(
-                company_id=company, now=end, limit=10_000
-            )
+            for places in (None, *([location] for location in locations), locations):
+                where = f"{company}, {places}"
+                reads[f"undelivered_events({where})"] = reader.undelivered_events(
+                    company_id=company, location_ids=places, limit=10_000
+                )
+                reads[f"reminders_due({where})"] = reader.reminders_due(
+                    company_id=company, location_ids=places, before=end, limit=10_000
+                )
+                reads[f"expired_holds({where})"] = reader.expired_holds(
+                    company_id=company, location_ids=places, now=end, limit=10_000
+                )
         for record in self.records:
             if isinstance(record, Appointment):
                 reads[f"reminders_of({record.id})"] = reader.reminders_of(record.id)
