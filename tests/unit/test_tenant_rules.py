@@ -80,7 +80,9 @@ def branch(ws: Workspace, downtown: Place) -> Place:
 @pytest.fixture
 def at_branch(scheduler: Scheduler, ws: Workspace, branch: Place) -> Workspace:
     """A workspace limited to the branch."""
-    return scheduler.for_company(branch.location.company_id, location_ids={branch.location.id})
+    return scheduler.for_company(
+        branch.location.company_id, location_ids=frozenset({branch.location.id})
+    )
 
 
 class TestEventLocations:
@@ -240,7 +242,7 @@ class TestCompanyWideRecords:
         """Even a principal limited to the primary location may not create or change a company-scoped service."""
         shared = ws.services.create(name="Shared", duration=30, reason="r", scope="company")
         limited = scheduler.for_company(
-            downtown.location.company_id, location_ids={downtown.location.id}
+            downtown.location.company_id, location_ids=frozenset({downtown.location.id})
         )
         calls: list[Callable[[], object]] = [
             lambda: limited.services.create(name="S", duration=30, reason="r", scope="company"),
@@ -295,7 +297,7 @@ class TestFirstPermittedLocation:
         """With two permitted locations the one created first is the default."""
         third = ws.locations.create(name="Third")
         limited = scheduler.for_company(
-            third.company_id, location_ids={third.id, branch.location.id}
+            third.company_id, location_ids=frozenset({third.id, branch.location.id})
         )
 
         assert branch.location.id == limited.resources.create(name="N", reason="r").location_id
@@ -304,7 +306,7 @@ class TestFirstPermittedLocation:
         self, scheduler: Scheduler, ws: Workspace, downtown: Place
     ):
         """A principal none of whose locations exist gets NotFound "(first permitted)"."""
-        limited = scheduler.for_company(downtown.location.company_id, location_ids=set())
+        limited = scheduler.for_company(downtown.location.company_id, location_ids=frozenset())
 
         with pytest.raises(NotFound, match=r"\(first permitted\)"):
             limited.resources.list()
@@ -374,26 +376,40 @@ class TestListFilterIds:
         other_resource = other_ws.resources.create(name="B", reason="r")
         other_customer = other_ws.customers.create(first_name="B", email="b@example.com")
 
-        for field, value in (
-            ("service_id", other_service.id),
-            ("resource_id", other_resource.id),
-            ("customer_id", other_customer.id),
-        ):
+        calls: list[tuple[Callable[[], object], str, str]] = [
+            (
+                lambda: ws.appointments.list(service_id=other_service.id),
+                "service_id",
+                other_service.id,
+            ),
+            (
+                lambda: ws.appointments.list(resource_id=other_resource.id),
+                "resource_id",
+                other_resource.id,
+            ),
+            (
+                lambda: ws.appointments.list(customer_id=other_customer.id),
+                "customer_id",
+                other_customer.id,
+            ),
+        ]
+        for call, field, value in calls:
             with pytest.raises(Unauthorized) as info:
-                ws.appointments.list(**{field: value})
+                call()
             assert (field, value) == (info.value.field, info.value.value)
 
     def test_other_locations_ids_are_unauthorized(
         self, at_branch: Workspace, downtown: Place, branch: Place
     ):
         """A principal limited to L2 naming L1's service, resource or location is refused."""
-        for field, value in (
-            ("service_id", downtown.service.id),
-            ("resource_id", downtown.resource.id),
-            ("location_id", downtown.location.id),
-        ):
+        calls: list[Callable[[], object]] = [
+            lambda: at_branch.appointments.list(service_id=downtown.service.id),
+            lambda: at_branch.appointments.list(resource_id=downtown.resource.id),
+            lambda: at_branch.appointments.list(location_id=downtown.location.id),
+        ]
+        for call in calls:
             with pytest.raises(Unauthorized):
-                at_branch.appointments.list(**{field: value})
+                call()
 
     def test_unknown_ids_are_not_found(self, ws: Workspace, downtown: Place):
         """An id naming nothing raises NotFound, not an empty page."""
