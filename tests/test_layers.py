@@ -38,9 +38,9 @@ def _layer(module: str) -> int | None:
     best: tuple[int, int] | None = None
     for rank, prefixes in enumerate(LAYERS):
         for prefix in prefixes:
-            if module == prefix or module.startswith(prefix + "."):
-                if best is None or len(prefix) > best[1]:
-                    best = (rank, len(prefix))
+            inside = module == prefix or module.startswith(prefix + ".")
+            if inside and (best is None or len(prefix) > best[1]):
+                best = (rank, len(prefix))
     return None if best is None else best[0]
 
 

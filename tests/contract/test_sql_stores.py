@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import re
 import sqlite3
 import subprocess
@@ -16,19 +17,22 @@ from typing import Any, cast
 
 import attrs
 import pytest
-from sqlalchemy import create_engine, event, inspect, text
+from sqlalchemy import create_engine, event, inspect, select, text, update
 from sqlalchemy.exc import SQLAlchemyError
 
 from slotwise.errors import ConflictError, FieldTooLong, StoreError, StoreUnavailable
-from slotwise.model import Appointment, Company, Customer
+from slotwise.model import Appointment, Company, Customer, OutboxEvent, Trigger
 from slotwise.storage.protocol import Store
 from slotwise.storage.sql import SCHEMA_VERSION, SQLStore
+from slotwise.storage.sql._schema import RECORD_TABLES, schema_version
+from slotwise.storage.sql._upgrades import UPGRADES, event_location
 from slotwise.testing import StoreContract
 from slotwise.testing.samples import (
     sample_appointment,
     sample_company,
     sample_customer,
     sample_location,
+    sample_outbox_event,
     sample_resource,
     sample_service,
 )
@@ -230,6 +234,126 @@ class TestSchema:
         """SQLite has no schemas: schema= raises StoreError."""
         with pytest.raises(StoreError, match="schemas"):
             SQLStore(f"sqlite:///{tmp_path / 'x.db'}", schema="other")
+
+
+class TestUpgradeFrom1:
+    """Schema version 2 (events carry their location): the step from version 1."""
+
+    NEW_INDEXES = (
+        "ix_slotwise_outbox_event_location",
+        "ix_slotwise_outbox_event_location_undelivered",
+        "ix_slotwise_appointment_location_hold",
+        "ix_slotwise_queued_reminder_location_due",
+    )
+
+    @staticmethod
+    def _events() -> list[OutboxEvent]:
+        """Version 1 events of each kind: appointment, resource, reminder and customer."""
+        payloads: dict[str, tuple[Trigger, dict[str, Any]]] = {
+            "ev-apt": (Trigger.BOOKING_CONFIRMATION, {"appointment": {"location_id": "loc-1"}}),
+            "ev-res": (Trigger.RESOURCE_CREATED, {"resource": {"location_id": "loc-2"}}),
+            "ev-rem": (
+                Trigger.EMAIL_REMINDER,
+                {"appointment": None, "reminder": {"location_id": "loc-2"}},
+            ),
+            "ev-cus": (Trigger.CUSTOMER_CREATED, {"customer": {"id": "cus"}}),
+        }
+        return [
+            sample_outbox_event(
+                id=event_id,
+                company_id="co",
+                entity_id="e",
+                sequence=number,
+                trigger=trigger,
+                payload=payload,
+                delivered_at=None,
+            )
+            for number, (event_id, (trigger, payload)) in enumerate(payloads.items(), start=1)
+        ]
+
+    def _make_version_1(self, store: SQLStore) -> None:
+        """Turn *store*'s tables into the version 1 layout, documents included."""
+        events = RECORD_TABLES[OutboxEvent]
+        with store.engine.connect() as conn:
+            if store.schema is not None:
+                conn = conn.execution_options(schema_translate_map={None: store.schema})
+            for table in RECORD_TABLES.values():
+                for index in table.indexes:
+                    if index.name in self.NEW_INDEXES:
+                        index.drop(conn)
+            preparer = conn.dialect.identifier_preparer
+            name = preparer.quote(events.name)
+            if store.schema is not None:
+                name = f"{preparer.quote_schema(store.schema)}.{name}"
+            for row in conn.execute(select(events.c.id, events.c.doc)).all():
+                document = json.loads(row.doc)
+                del document["location_id"]
+                conn.execute(
+                    update(events).where(events.c.id == row.id).values(doc=json.dumps(document))
+                )
+            conn.execute(text(f"ALTER TABLE {name} DROP COLUMN location_id"))
+            conn.execute(update(schema_version).values(version=1))
+            conn.commit()
+
+    def _locations(self, store: SQLStore) -> dict[str, str | None]:
+        """Return each event's location_id column."""
+        rows = _raw(store, "SELECT id, location_id FROM slotwise_outbox_event")
+        return {row[0]: row[1] for row in rows}
+
+    def test_version_1_is_upgraded_to_2(self, backend: Backend, sql_store: SQLStore):
+        """create=True adds the column, fills it from each payload, adds the indexes."""
+        _insert(sql_store, sample_company(id="co"), *self._events())
+        self._make_version_1(sql_store)
+        with pytest.raises(StoreError, match="version 1"):
+            backend.reopen(sql_store, create=False)
+
+        upgraded = backend.reopen(sql_store)
+        try:
+            with upgraded.read() as reader:
+                at_2 = reader.undelivered_events(company_id="co", location_ids=["loc-2"], limit=10)
+                everything = reader.undelivered_events(company_id="co", limit=10)
+        finally:
+            upgraded.close()
+
+        assert [(2,)] == _raw(sql_store, "SELECT version FROM slotwise_schema_version")
+        expected = {"ev-apt": "loc-1", "ev-res": "loc-2", "ev-rem": "loc-2", "ev-cus": None}
+        assert expected == self._locations(sql_store)
+        assert ["ev-res", "ev-rem"] == [event.id for event in at_2]
+        assert expected == {event.id: event.location_id for event in everything}
+        with sql_store.engine.connect() as conn:
+            inspector = inspect(conn)
+            found = {
+                index["name"]
+                for table in ("slotwise_outbox_event", "slotwise_appointment")
+                for index in inspector.get_indexes(table, schema=sql_store.schema)
+            } | {
+                index["name"]
+                for index in inspector.get_indexes(
+                    "slotwise_queued_reminder", schema=sql_store.schema
+                )
+            }
+        assert set(self.NEW_INDEXES) <= found
+
+    def test_the_step_can_run_again(self, backend: Backend, sql_store: SQLStore):
+        """Interrupted after its DDL (MariaDB commits DDL at once), the step runs again cleanly."""
+        _insert(sql_store, sample_company(id="co"), *self._events())
+        self._make_version_1(sql_store)
+        backend.reopen(sql_store).close()
+
+        with sql_store.engine.connect() as conn:
+            if sql_store.schema is not None:
+                conn = conn.execution_options(schema_translate_map={None: sql_store.schema})
+            UPGRADES[1](conn, sql_store.schema)
+            conn.commit()
+
+        expected = {"ev-apt": "loc-1", "ev-res": "loc-2", "ev-rem": "loc-2", "ev-cus": None}
+        assert expected == self._locations(sql_store)
+
+    def test_event_location_reads_each_payload_kind(self):
+        """event_location() finds the appointment's, reminder's or resource's location, else None."""
+        found = {event.id: event_location(event) for event in self._events()}
+
+        assert {"ev-apt": "loc-1", "ev-res": "loc-2", "ev-rem": "loc-2", "ev-cus": None} == found
 
 
 class TestStoredValues:

@@ -477,7 +477,6 @@ class TestAccess:
             lambda: restricted.resources.update(downtown.id, name="Mine"),
             lambda: restricted.resources.delete(downtown.id),
             lambda: restricted.resources.create(name="X", reason="r", location_id=location.id),
-            lambda: restricted.resources.create(name="X", reason="r"),
             lambda: restricted.resources.list(location_id=location.id),
         ]
         for call in calls:

@@ -417,6 +417,8 @@ class AppointmentOperations:
                 customer = ctx.owned(tx, Customer, customer_id, field="customer_id")
             if completing:
                 self._check_details(tx, customer, details)
+            else:
+                self._check_email(tx, details.email)
             settings = settings_in_force(tx, location)
             taken = self._check_slot(
                 tx,
@@ -432,7 +434,8 @@ class AppointmentOperations:
                 busy=busy,
             )
             _require_resource_locks(taken, held)
-            if completing and customer is None and details.email is not None:
+            if completing and customer is None and _linkable(details.email):
+                assert details.email is not None
                 customer = find_customer_by_email(
                     tx, company_id=ctx.company_id, email=details.email
                 )
@@ -476,7 +479,7 @@ class AppointmentOperations:
                 **_customer_fields(customer, details),
             )
             check_field_values(tx, appointment, completing=completing)
-            if completing and customer is None and details.email is not None:
+            if completing and customer is None and _linkable(details.email):
                 customer = self._add_customer(tx, details)
                 appointment = attrs.evolve(appointment, customer_id=customer.id)
             tx.insert(appointment)
@@ -614,7 +617,8 @@ class AppointmentOperations:
                     )
                 except (SlotUnavailable, CapacityExceeded):
                     raise HoldExpired(appointment_id=appointment.id, expired_at=expires) from None
-            if customer is None and merged.email is not None:
+            if customer is None and _linkable(merged.email):
+                assert merged.email is not None
                 customer = find_customer_by_email(tx, company_id=ctx.company_id, email=merged.email)
             if customer is not None:
                 _check_customer_limits(
@@ -639,7 +643,7 @@ class AppointmentOperations:
                 **extra,
             )
             check_field_values(tx, updated, completing=True)
-            if customer is None and merged.email is not None:
+            if customer is None and _linkable(merged.email):
                 customer = self._add_customer(tx, merged)
                 updated = attrs.evolve(updated, customer_id=customer.id)
             tx.update(updated)
@@ -932,21 +936,23 @@ class AppointmentOperations:
         correctness. Each deletion is recorded with the operation ``EXPIRE``.
         """
         ctx = self._ctx
-        deleted = skipped = 0
+        deleted = 0
         while True:
-            limit = skipped + _SWEEP_BATCH
             with ctx.store.read() as reader:
+                # The store keeps only the principal's locations (decision 37), so every
+                # hold of the batch is usable and the batch size bounds the work.
                 batch = reader.expired_holds(
-                    company_id=ctx.company_id, now=ctx.clock.now(), limit=limit
+                    company_id=ctx.company_id,
+                    location_ids=ctx.location_ids,
+                    now=ctx.clock.now(),
+                    limit=_SWEEP_BATCH,
                 )
-            usable = [h for h in batch if ctx.principal.may_use_location(h.location_id)]
-            skipped = len(batch) - len(usable)
-            if not usable:
+            if not batch:
                 return deleted
-            locks = {_resource_lock(rid) for hold in usable for rid in hold.resource_ids}
+            locks = {_resource_lock(rid) for hold in batch for rid in hold.resource_ids}
             with ctx.store.transaction(locks=sorted(locks)) as tx:
                 now = ctx.clock.now()
-                for hold in usable:
+                for hold in batch:
                     current = tx.get(Appointment, hold.id)
                     if (
                         current is None
@@ -959,7 +965,7 @@ class AppointmentOperations:
                     tx.delete(Appointment, current.id)
                     self._audit(tx, current, Operation.EXPIRE, current.status, None, now)
                     deleted += 1
-            if len(batch) < limit:
+            if len(batch) < _SWEEP_BATCH:
                 return deleted
 
     # -- reads ----------------------------------------------------------------------------------
@@ -1001,7 +1007,10 @@ class AppointmentOperations:
             limit: page size, 1..100.
 
         Raises:
-            NotFound, Unauthorized: for an unknown or foreign location.
+            NotFound, Unauthorized: for an unknown or foreign location, service, resource or
+                customer: a filter naming another company's (or, for a principal limited to
+                some locations, another location's) record is refused, not answered with an
+                empty page.
             InvalidChoice: for an unknown status code.
             OutOfRange: for an invalid *offset* or *limit*.
         """
@@ -1009,6 +1018,12 @@ class AppointmentOperations:
         wanted = None if status is None else to_enum(AppointmentStatus, status, field="status")
         with ctx.store.read() as reader:
             location = ctx.location(reader, location_id)
+            if service_id is not None:
+                ctx.owned(reader, Service, service_id, field="service_id")
+            if resource_id is not None:
+                ctx.owned(reader, Resource, resource_id, field="resource_id")
+            if customer_id is not None:
+                ctx.owned(reader, Customer, customer_id, field="customer_id")
             found = reader.find(Appointment, company_id=ctx.company_id, location_id=location.id)
         if email is not None:
             address = email.strip().casefold()
@@ -1252,16 +1267,27 @@ class AppointmentOperations:
 
     def _check_details(self, reader: Reader, customer: Customer | None, details: _Details) -> None:
         """Decision 19: BK/RS need a customer, or a name and (unless notifications are off) an e-mail."""
-        if details.email is not None and not is_email(details.email):
-            raise InvalidFormat(field="email", expected="an e-mail address", value=details.email)
+        notifying = self._check_email(reader, details.email)
         if customer is not None:
             return
         if details.first_name is None:
             raise FieldRequired(field="name")
-        if details.email is None:
-            company = reader.get(Company, self._ctx.company_id)
-            if company is None or not company.notifications_disabled:
-                raise FieldRequired(field="email")
+        if details.email is None and notifying:
+            raise FieldRequired(field="email")
+
+    def _check_email(self, reader: Reader, email: str | None) -> bool:
+        """
+        Check an e-mail sent with a booking; return whether the company sends notifications.
+
+        Decision 34: with e-mail and SMS notifications disabled the e-mail is neither required
+        nor validated, and is stored as given (text up to 255 characters); with notifications
+        on it must be an address.
+        """
+        company = reader.get(Company, self._ctx.company_id)
+        notifying = company is None or not company.notifications_disabled
+        if email is not None and notifying and not is_email(email):
+            raise InvalidFormat(field="email", expected="an e-mail address", value=email)
+        return notifying
 
     def _add_customer(self, tx: Transaction, details: _Details) -> Customer:
         """Create the customer of a first booking (decision 19), with its CustomerCreated event."""
@@ -1317,12 +1343,22 @@ class AppointmentOperations:
             ids=self._ctx.ids,
             now=now,
             company_id=appointment.company_id,
+            location_id=appointment.location_id,
             trigger=trigger,
             entity_id=appointment.id,
             payload=appointment_payload(
                 appointment, customer=customer, resources=resources, previous=previous
             ),
         )
+
+
+def _linkable(email: str | None) -> bool:
+    """
+    Tell whether a booking's e-mail finds or creates a customer (decisions 19 and 34).
+
+    Only an address does: text stored while notifications are disabled names nobody.
+    """
+    return email is not None and is_email(email)
 
 
 def _merge_details(appointment: Appointment, details: _Details) -> _Details:
@@ -1486,14 +1522,21 @@ class OutboxOperations:
 
     def undelivered(self, limit: int = 100) -> builtins.list[OutboxEvent]:
         """
-        Return up to *limit* undelivered events of the company, oldest (lowest sequence) first.
+        Return up to *limit* undelivered events of the principal, oldest (lowest sequence) first.
+
+        A principal limited to some locations gets only its locations' events, never the
+        company-wide ones (customer events); the store filters, so *limit* counts what is
+        returned (decision 37).
 
         Raises:
             OutOfRange: when *limit* is outside 1..1000.
         """
         ctx = self._ctx
+        size = _feed_limit(limit)
         with ctx.store.read() as reader:
-            return reader.undelivered_events(company_id=ctx.company_id, limit=_feed_limit(limit))
+            return reader.undelivered_events(
+                company_id=ctx.company_id, location_ids=ctx.location_ids, limit=size
+            )
 
     def mark_delivered(self, event_ids: Iterable[str], /) -> int:
         """
@@ -1503,14 +1546,20 @@ class OutboxOperations:
 
         Raises:
             NotFound: when an id names no event (nothing is marked).
-            Unauthorized: when an event is another company's (nothing is marked).
+            Unauthorized: when an event is another company's, or the principal is limited to
+                some locations and the event is another location's or company-wide (decision
+                37); nothing is marked.
         """
         ctx = self._ctx
         marked = 0
         with ctx.store.transaction() as tx:
             now = ctx.clock.now()
-            for event_id in dict.fromkeys(event_ids):
-                event = ctx.owned(tx, OutboxEvent, event_id, field="event_ids")
+            # Check every id before the first write: a refused call marks nothing.
+            events = [
+                ctx.owned(tx, OutboxEvent, event_id, field="event_ids", change=True)
+                for event_id in dict.fromkeys(event_ids)
+            ]
+            for event in events:
                 if event.delivered_at is None:
                     tx.update(attrs.evolve(event, delivered_at=now))
                     marked += 1
@@ -1538,10 +1587,13 @@ class ReminderOperations:
         ctx = self._ctx
         size = _feed_limit(limit)
         with ctx.store.read() as reader:
-            found = reader.reminders_due(
-                company_id=ctx.company_id, before=ctx.clock.now(), limit=size
+            # Filtered by the store (decision 37): *limit* counts the principal's reminders.
+            return reader.reminders_due(
+                company_id=ctx.company_id,
+                location_ids=ctx.location_ids,
+                before=ctx.clock.now(),
+                limit=size,
             )
-        return [r for r in found if ctx.principal.may_use_location(r.location_id)]
 
     def mark_sent(self, reminder_ids: Iterable[str], /) -> int:
         """
@@ -1589,6 +1641,7 @@ class ReminderOperations:
                     ids=ctx.ids,
                     now=now,
                     company_id=reminder.company_id,
+                    location_id=reminder.location_id,
                     trigger=(
                         Trigger.EMAIL_REMINDER
                         if reminder.channel == "email"

@@ -18,7 +18,6 @@ from ._checks import (
     as_utc,
     check_aware,
     check_bool,
-    check_email,
     check_int,
     check_phone,
     check_text,
@@ -125,7 +124,9 @@ class Appointment:
     booked_by: str | None = attrs.field(default=None, validator=check_text(max_len=255))
     online_booking: bool = attrs.field(default=True, validator=check_bool)
     confirmed: bool = attrs.field(default=False, validator=check_bool)
-    email: str | None = attrs.field(default=None, validator=check_email)
+    # Text, not an address check: with notifications disabled booking stores what was given
+    # (decision 34); booking checks the address when notifications are on.
+    email: str | None = attrs.field(default=None, validator=check_text(max_len=255))
     first_name: str | None = attrs.field(default=None, validator=check_text(max_len=255))
     last_name: str | None = attrs.field(default=None, validator=check_text(max_len=255))
     phone: str | None = attrs.field(default=None, validator=check_phone)

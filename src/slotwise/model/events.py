@@ -196,11 +196,16 @@ class OutboxEvent:
     read-only JSON-ready data (see :func:`freeze_json`). ``delivered_at`` is ``None`` until the
     host marks the event delivered.
 
+    ``location_id`` is the location of the record the event is about (the appointment's or the
+    resource's); ``None`` marks a company-wide event (``CustomerCreated``, ``CustomerUpdated``),
+    which only principals of the whole company see (decision 37).
+
     .. versionadded:: 0.1
     """
 
     id: str
     company_id: str
+    location_id: str | None = None
     sequence: int = attrs.field(validator=check_int(low=1))
     trigger: Trigger = attrs.field(converter=_to_trigger)
     entity_id: str

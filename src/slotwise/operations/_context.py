@@ -13,7 +13,7 @@ from slotwise.availability.authorization import CalendarAuthorizer, NoCalendarAu
 from slotwise.availability.busy import BusyTimeProvider, NoBusyTime
 from slotwise.clock import Clock, IdGenerator
 from slotwise.errors import NotAuthenticated, NotFound, Unauthorized
-from slotwise.model import Location, Principal, Service, ServiceScope
+from slotwise.model import Company, Location, OutboxEvent, Principal, Service, ServiceScope
 from slotwise.storage.protocol import R, Reader, Store
 
 __all__ = ["DEFAULT_MAX_QUERY_DAYS", "MAX_QUERY_DAYS_LIMIT", "Context"]
@@ -54,19 +54,55 @@ class Context:
         """Return the principal's company id."""
         return self.principal.company_id
 
-    def owned(self, reader: Reader, kind: type[R], record_id: str, *, field: str) -> R:
+    @property
+    def location_ids(self) -> frozenset[str] | None:
+        """
+        Return the locations the principal is limited to, or ``None`` for the whole company.
+
+        What the feeds (events, reminders, expired holds) pass to the store, so they are
+        filtered by the read itself (decision 37).
+        """
+        return self.principal.location_ids
+
+    def require_company_wide(self, *, field: str, value: str) -> None:
+        """
+        Refuse a change of a company-wide record by a principal limited to some locations.
+
+        Company-wide records are the company itself, its set of locations and which one is
+        primary, company-scoped services and groups not tied to a location (decision 37).
+
+        Raises:
+            NotAuthenticated: when there is no principal.
+            Unauthorized: naming *field* and *value* (what the caller sent), when the
+                principal is limited to some locations.
+        """
+        if self.principal.location_ids is not None:
+            raise Unauthorized(field=field, value=value)
+
+    def owned(
+        self, reader: Reader, kind: type[R], record_id: str, *, field: str, change: bool = False
+    ) -> R:
         """
         Return the record the principal may use, named by the caller as *field*.
 
+        With *change* the caller is about to change (or delete) the record: a company-wide
+        record (see :meth:`require_company_wide`) is then refused to a principal limited to
+        some locations. An outbox event without a location is company-wide too, and is
+        refused to such a principal even to read.
+
         Raises:
+            NotAuthenticated: when there is no principal.
             NotFound: when no such record exists.
             Unauthorized: when it belongs to another company or to a location outside the
                 principal's set. The message names only what the caller sent.
         """
+        principal = self.principal
         record = reader.get(kind, record_id)
         if record is None:
             raise NotFound(kind=kind.__name__, record_id=record_id)
-        if record.company_id != self.company_id:
+        if record.company_id != principal.company_id:
+            raise Unauthorized(field=field, value=record_id)
+        if principal.location_ids is not None and _company_wide(record, change=change):
             raise Unauthorized(field=field, value=record_id)
         # A location is guarded by its own id; other records by the location they belong to.
         location_id: Any = (
@@ -84,17 +120,30 @@ class Context:
 
     def location(self, reader: Reader, location_id: str | None) -> Location:
         """
-        Return the named location, or the company's primary location when *location_id* is None.
+        Return the named location, or the default one when *location_id* is None.
+
+        The default is the company's primary location; for a principal limited to some
+        locations it is the first of them in creation order (decision 42), whether or not the
+        primary location is among them.
 
         Raises:
-            NotFound: when the company has no location yet (or the named one does not exist).
+            NotAuthenticated: when there is no principal.
+            NotFound: when the company has no location yet, the limited principal has none of
+                its locations (``"(first permitted)"``), or the named one does not exist.
             Unauthorized: as :meth:`owned`.
         """
         if location_id is not None:
             return self.owned(reader, Location, location_id, field="location_id")
-        for location in reader.find(Location, company_id=self.company_id):
+        principal = self.principal
+        locations = reader.find(Location, company_id=principal.company_id)
+        if principal.location_ids is not None:
+            for location in locations:
+                if location.id in principal.location_ids:
+                    return location
+            raise NotFound(kind="Location", record_id="(first permitted)")
+        for location in locations:
             if location.is_primary:
-                return self.owned(reader, Location, location.id, field="location_id")
+                return location
         raise NotFound(kind="Location", record_id="(primary)")
 
     def visible_locations(self, reader: Reader) -> list[Location]:
@@ -104,3 +153,19 @@ class Context:
             for location in reader.find(Location, company_id=self.company_id)
             if self.principal.may_use_location(location.id)
         ]
+
+
+def _company_wide(record: object, *, change: bool) -> bool:
+    """Tell whether *record* belongs to the whole company rather than to one location."""
+    if isinstance(record, OutboxEvent):
+        # Company-wide events are not even shown to a limited principal (decision 37).
+        return record.location_id is None
+    if not change:
+        return False
+    if isinstance(record, Company):
+        return True
+    if isinstance(record, Service):
+        return record.scope is ServiceScope.COMPANY
+    # Groups not tied to a location; records without a location field (customers,
+    # subscriptions) are shared by every location and stay usable.
+    return hasattr(record, "location_id") and record.location_id is None

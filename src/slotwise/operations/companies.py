@@ -91,10 +91,11 @@ class CompanyOperations:
 
         Raises:
             ValidationError: for an invalid field; nothing is changed.
+            Unauthorized: when the principal is limited to some locations (decision 37).
         """
         ctx = self._ctx
         with ctx.store.transaction() as tx:
-            company = ctx.owned(tx, Company, ctx.company_id, field="company_id")
+            company = ctx.owned(tx, Company, ctx.company_id, field="company_id", change=True)
             updated = attrs.evolve(company, **changes)
             tx.update(updated)
         return updated

@@ -132,6 +132,8 @@ def _customer_event(ctx: Context, tx: Transaction, customer: Customer, trigger: 
         ids=ctx.ids,
         now=ctx.clock.now(),
         company_id=customer.company_id,
+        # Customers belong to the whole company: a company-wide event (decision 37).
+        location_id=None,
         trigger=trigger,
         entity_id=customer.id,
         payload={"customer": customer_data(customer)},

@@ -11,7 +11,7 @@ from typing import Required, TypedDict, Unpack
 
 import attrs
 
-from slotwise.errors import DuplicateRecord, Unauthorized
+from slotwise.errors import DuplicateRecord
 from slotwise.model import (
     Address,
     BusinessHours,
@@ -105,6 +105,7 @@ class LocationOperations:
             FieldTooLong: when ``name`` is over 50 characters.
             DuplicateRecord: when ``friendly_id`` is already used in the company.
             ValidationError: for any other invalid field.
+            Unauthorized: when the principal is limited to some locations (decision 37).
         """
         with self._ctx.store.transaction() as tx:
             return self._create(tx, fields)
@@ -114,12 +115,17 @@ class LocationOperations:
         Create several locations in one atomic step (spec: POST /setup/v1/locations/bulk).
 
         Either every location is created or, when one is invalid, none is.
+
+        Raises:
+            Unauthorized: when the principal is limited to some locations (decision 37).
         """
         with self._ctx.store.transaction() as tx:
             return [self._create(tx, fields) for fields in locations]
 
     def _create(self, tx: Transaction, fields: LocationFields) -> Location:
         ctx = self._ctx
+        # Decision 37: the company's set of locations is a company-wide record.
+        ctx.require_company_wide(field="company_id", value=ctx.company_id)
         company = ctx.owned(tx, Company, ctx.company_id, field="company_id")
         existing = tx.find(Location, company_id=ctx.company_id)
         values = dict(fields)
@@ -181,8 +187,7 @@ class LocationOperations:
         ctx = self._ctx
         with ctx.store.transaction() as tx:
             location = ctx.owned(tx, Location, location_id, field="location_id")
-            if ctx.principal.location_ids is not None:
-                raise Unauthorized(field="location_id", value=location_id)
+            ctx.require_company_wide(field="location_id", value=location_id)
             if location.is_primary:
                 return location
             for other in tx.find(Location, company_id=ctx.company_id):

@@ -55,6 +55,8 @@ class ResourceGroupOperations:
             FieldRequired: when ``name`` is missing or blank.
             FieldTooLong: when ``name`` is over 255 characters.
             NotFound, Unauthorized: when ``location_id`` names an unknown or foreign location.
+            Unauthorized: when a principal limited to some locations names no location (a
+                company-wide group, decision 37).
         """
         ctx = self._ctx
         location_id = fields.get("location_id")
@@ -62,6 +64,9 @@ class ResourceGroupOperations:
         with ctx.store.transaction() as tx:
             if location_id is not None:
                 location_id = ctx.location(tx, location_id).id
+            else:
+                # A group not tied to a location is company-wide (decision 37).
+                ctx.require_company_wide(field="company_id", value=ctx.company_id)
             group = ResourceGroup(
                 id=ctx.ids.new_id(), company_id=ctx.company_id, location_id=location_id, **values
             )
@@ -113,7 +118,7 @@ class ResourceGroupOperations:
         """
         ctx = self._ctx
         with ctx.store.transaction() as tx:
-            group = ctx.owned(tx, ResourceGroup, group_id, field="resource_group_id")
+            group = ctx.owned(tx, ResourceGroup, group_id, field="resource_group_id", change=True)
             updated = attrs.evolve(group, **changes)
             tx.update(updated)
         return updated
@@ -132,7 +137,7 @@ class ResourceGroupOperations:
         """
         ctx = self._ctx
         with ctx.store.transaction() as tx:
-            group = ctx.owned(tx, ResourceGroup, group_id, field="resource_group_id")
+            group = ctx.owned(tx, ResourceGroup, group_id, field="resource_group_id", change=True)
             members = [
                 resource
                 for resource in tx.find(Resource, company_id=ctx.company_id)

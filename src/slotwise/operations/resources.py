@@ -730,6 +730,7 @@ def _resource_event(ctx: Context, tx: Transaction, resource: Resource, trigger: 
         ids=ctx.ids,
         now=ctx.clock.now(),
         company_id=resource.company_id,
+        location_id=resource.location_id,
         trigger=trigger,
         entity_id=resource.id,
         payload={"resource": resource_data(resource)},

@@ -58,6 +58,8 @@ class ServiceGroupOperations:
             FieldRequired: when ``name`` is missing or blank.
             FieldTooLong: when ``name`` is over 255 characters.
             NotFound, Unauthorized: when ``location_id`` names an unknown or foreign location.
+            Unauthorized: when a principal limited to some locations names no location (a
+                company-wide group, decision 37).
         """
         ctx = self._ctx
         location_id = fields.get("location_id")
@@ -65,6 +67,9 @@ class ServiceGroupOperations:
         with ctx.store.transaction() as tx:
             if location_id is not None:
                 location_id = ctx.location(tx, location_id).id
+            else:
+                # A group not tied to a location is company-wide (decision 37).
+                ctx.require_company_wide(field="company_id", value=ctx.company_id)
             group = ServiceGroup(
                 id=ctx.ids.new_id(), company_id=ctx.company_id, location_id=location_id, **values
             )
@@ -114,7 +119,7 @@ class ServiceGroupOperations:
         """
         ctx = self._ctx
         with ctx.store.transaction() as tx:
-            group = ctx.owned(tx, ServiceGroup, group_id, field="service_group_id")
+            group = ctx.owned(tx, ServiceGroup, group_id, field="service_group_id", change=True)
             updated = attrs.evolve(group, **changes)
             tx.update(updated)
         return updated
@@ -131,7 +136,7 @@ class ServiceGroupOperations:
         """
         ctx = self._ctx
         with ctx.store.transaction() as tx:
-            group = ctx.owned(tx, ServiceGroup, group_id, field="service_group_id")
+            group = ctx.owned(tx, ServiceGroup, group_id, field="service_group_id", change=True)
             members = [
                 service
                 for service in tx.find(Service, company_id=ctx.company_id)

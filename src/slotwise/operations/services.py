@@ -161,6 +161,8 @@ class ServiceOperations:
                 location, or ``service_group_id`` names no group of the company or a group
                 shown at another location.
             NotFound, Unauthorized: when ``location_id`` is unknown or not the principal's.
+            Unauthorized: when a principal limited to some locations creates a company-scoped
+                service (decision 37).
         """
         ctx = self._ctx
         name = fields.get("name")
@@ -181,6 +183,8 @@ class ServiceOperations:
                 id=ctx.ids.new_id(), company_id=ctx.company_id, location_id=location.id, **values
             )
             self._check_scope(service, location)
+            if service.scope is ServiceScope.COMPANY:
+                ctx.require_company_wide(field="scope", value=service.scope.value)
             if service.service_group_id is not None:
                 self._check_group(tx, service)
             tx.insert(service)
@@ -195,7 +199,9 @@ class ServiceOperations:
         Raises:
             ValidationError: for an invalid field or combination; nothing is changed.
             InvalidReference: as in :meth:`create`, for a changed ``scope`` or group.
-            Unauthorized: when the principal may not use the service's location.
+            Unauthorized: when the principal may not use the service's location, or is limited
+                to some locations and the service is (or would become) company-scoped
+                (decision 37).
         """
         ctx = self._ctx
         with ctx.store.transaction() as tx:
@@ -204,6 +210,8 @@ class ServiceOperations:
             if updated.scope is not service.scope:
                 location = ctx.owned(tx, Location, updated.location_id, field="location_id")
                 self._check_scope(updated, location)
+                if updated.scope is ServiceScope.COMPANY:
+                    ctx.require_company_wide(field="scope", value=updated.scope.value)
             if (
                 updated.service_group_id is not None
                 and updated.service_group_id != service.service_group_id
@@ -512,7 +520,9 @@ class ServiceOperations:
         return paginate(services, url=url, offset=offset, limit=limit, max_limit=max_limit)
 
     def _writable(self, reader: Reader, service_id: str) -> Service:
-        service = self._ctx.owned(reader, Service, service_id, field="service_id")
+        # change=True: a company-scoped service is company-wide, changed only by principals of
+        # the whole company (decision 37).
+        service = self._ctx.owned(reader, Service, service_id, field="service_id", change=True)
         # ctx.owned lets every principal of the company use company-scoped services; changing
         # one needs access to the location that owns it (decision 30).
         if not self._ctx.principal.may_use_location(service.location_id):

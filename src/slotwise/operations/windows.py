@@ -129,7 +129,11 @@ def list_windows(
         windows = [
             window
             for window in reader.find(kind, company_id=ctx.company_id)
-            if window.target_id == target_id and _visible(window, target)
+            if window.target_id == target_id
+            and _visible(window, target)
+            # A company-scoped service has windows at several locations: show only the
+            # principal's (decision 30).
+            and ctx.principal.may_use_location(window.location_id)
         ]
     return paginate(windows, url=url, offset=offset, limit=limit)
 

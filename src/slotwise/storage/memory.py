@@ -34,35 +34,71 @@ _Window = Block | Allocation
 K = TypeVar("K", bound=tuple[Any, ...])
 
 
-class _CompanyIndex(Generic[K]):
-    """Sorted keys per company, so "the first *limit* of a company" costs O(log n + limit)."""
+class _FeedIndex(Generic[K]):
+    """
+    Sorted keys per (company, location), so "the first *limit* of some locations" costs
+    O(locations + limit log locations), whatever the other locations hold.
+    """
 
     def __init__(self) -> None:
-        self._by_company: dict[str, list[K]] = {}
+        self._lists: dict[tuple[str, str | None], list[K]] = {}
+        # company id -> the location ids (None: company-wide) it has keys under
+        self._locations: dict[str, set[str | None]] = {}
 
-    def add(self, company_id: str, key: K) -> None:
-        bisect.insort(self._by_company.setdefault(company_id, []), key)
+    def add(self, company_id: str, location_id: str | None, key: K) -> None:
+        entries = self._lists.get((company_id, location_id))
+        if entries is None:
+            entries = self._lists[(company_id, location_id)] = []
+            self._locations.setdefault(company_id, set()).add(location_id)
+        bisect.insort(entries, key)
 
-    def discard(self, company_id: str, key: K) -> None:
-        entries = self._by_company.get(company_id)
+    def discard(self, company_id: str, location_id: str | None, key: K) -> None:
+        entries = self._lists.get((company_id, location_id))
         if entries is None:
             return
         index = bisect.bisect_left(entries, key)
         if index < len(entries) and entries[index] == key:
             del entries[index]
 
-    def first(self, company_id: str | None, limit: int, *, upto: object = None) -> list[K]:
-        """Return up to *limit* keys in order; with *upto*, only keys whose first part <= it."""
-        if company_id is None:
-            merged: Iterator[K] = heapq.merge(*self._by_company.values())
-        else:
-            merged = iter(self._by_company.get(company_id, []))
+    def first(
+        self,
+        company_id: str | None,
+        location_ids: Collection[str] | None,
+        limit: int,
+        *,
+        upto: object = None,
+    ) -> list[K]:
+        """
+        Return up to *limit* keys in order; with *upto*, only keys whose first part <= it.
+
+        *location_ids* ``None`` takes every location and the company-wide keys; a collection
+        only the keys of those locations.
+        """
+        merged = heapq.merge(*self._sources(company_id, location_ids))
         found: list[K] = []
         for key in merged:
             if len(found) >= limit or (upto is not None and key[0] > upto):
                 break
             found.append(key)
         return found
+
+    def _sources(
+        self, company_id: str | None, location_ids: Collection[str] | None
+    ) -> list[list[K]]:
+        if company_id is None:
+            if location_ids is None:
+                return list(self._lists.values())
+            wanted = set(location_ids)
+            return [entries for (_, loc), entries in self._lists.items() if loc in wanted]
+        if location_ids is None:
+            places: Collection[str | None] = self._locations.get(company_id, ())
+        else:
+            places = set(location_ids)
+        return [
+            entries
+            for place in places
+            if (entries := self._lists.get((company_id, place))) is not None
+        ]
 
 
 def _check_limit(limit: int) -> None:
@@ -81,7 +117,7 @@ class MemoryStore:
 
     Appointments are indexed per resource by start time, so a range read costs
     O(log n + overlapping) whatever the history. Holds, undelivered events and unsent reminders
-    are kept in sorted per-company indexes, and the children of a record (a customer's
+    are kept in sorted per-company, per-location indexes, and the children of a record (a customer's
     appointments, an appointment's reminders and audit entries, a target's blocks) in per-parent
     indexes, so none of those reads scans a table. Outbox sequence numbers come from a counter
     that a rolled-back unit of work does not rewind (like a SQL sequence).
@@ -109,9 +145,9 @@ class MemoryStore:
         self._idempotency: dict[tuple[str, str], str] = {}
         # (company id, folded e-mail) -> {customer id: creation sequence number}
         self._emails: dict[tuple[str, str], dict[str, int]] = {}
-        self._holds: _CompanyIndex[tuple[datetime, str]] = _CompanyIndex()
-        self._undelivered: _CompanyIndex[tuple[int, str]] = _CompanyIndex()
-        self._unsent: _CompanyIndex[tuple[datetime, str]] = _CompanyIndex()
+        self._holds: _FeedIndex[tuple[datetime, str]] = _FeedIndex()
+        self._undelivered: _FeedIndex[tuple[int, str]] = _FeedIndex()
+        self._unsent: _FeedIndex[tuple[datetime, str]] = _FeedIndex()
         self._event_sequence = itertools.count(1)
 
     def __repr__(self) -> str:
@@ -193,16 +229,20 @@ class MemoryStore:
                 self._idempotency[(record.company_id, record.idempotency_key)] = record.id
             if _is_hold(record):
                 assert record.hold_expires_at is not None
-                self._holds.add(record.company_id, (record.hold_expires_at, record.id))
+                self._holds.add(
+                    record.company_id, record.location_id, (record.hold_expires_at, record.id)
+                )
         elif isinstance(record, Customer):
             if record.email is not None:
                 key = (record.company_id, record.email.strip().casefold())
                 self._emails.setdefault(key, {})[record.id] = sequence
         elif isinstance(record, OutboxEvent):
             if record.delivered_at is None:
-                self._undelivered.add(record.company_id, (record.sequence, record.id))
+                self._undelivered.add(
+                    record.company_id, record.location_id, (record.sequence, record.id)
+                )
         elif isinstance(record, QueuedReminder) and record.sent_at is None:
-            self._unsent.add(record.company_id, (record.due_at, record.id))
+            self._unsent.add(record.company_id, record.location_id, (record.due_at, record.id))
         parent = _parent(record)
         if parent is not None:
             self._children.setdefault(parent, {})[record.id] = sequence
@@ -218,15 +258,19 @@ class MemoryStore:
                 del self._idempotency[key]
             if _is_hold(record):
                 assert record.hold_expires_at is not None
-                self._holds.discard(record.company_id, (record.hold_expires_at, record.id))
+                self._holds.discard(
+                    record.company_id, record.location_id, (record.hold_expires_at, record.id)
+                )
         elif isinstance(record, Customer):
             if record.email is not None:
                 key = (record.company_id, record.email.strip().casefold())
                 self._emails[key].pop(record.id, None)
         elif isinstance(record, OutboxEvent):
-            self._undelivered.discard(record.company_id, (record.sequence, record.id))
+            self._undelivered.discard(
+                record.company_id, record.location_id, (record.sequence, record.id)
+            )
         elif isinstance(record, QueuedReminder):
-            self._unsent.discard(record.company_id, (record.due_at, record.id))
+            self._unsent.discard(record.company_id, record.location_id, (record.due_at, record.id))
         parent = _parent(record)
         if parent is not None:
             self._children[parent].pop(record.id, None)
@@ -363,26 +407,41 @@ class _MemoryReader:
         return self._store._children_of(Appointment, customer_id)
 
     def expired_holds(
-        self, *, company_id: str | None, now: datetime, limit: int
+        self,
+        *,
+        company_id: str | None,
+        location_ids: Collection[str] | None = None,
+        now: datetime,
+        limit: int,
     ) -> list[Appointment]:
         _check_limit(limit)
         table = self._store._table(Appointment)
-        keys = self._store._holds.first(company_id, limit, upto=now)
+        keys = self._store._holds.first(company_id, location_ids, limit, upto=now)
         return [table[record_id] for _, record_id in keys]
 
-    def undelivered_events(self, *, company_id: str | None, limit: int) -> list[OutboxEvent]:
+    def undelivered_events(
+        self,
+        *,
+        company_id: str | None,
+        location_ids: Collection[str] | None = None,
+        limit: int,
+    ) -> list[OutboxEvent]:
         _check_limit(limit)
         table = self._store._table(OutboxEvent)
-        return [
-            table[record_id] for _, record_id in self._store._undelivered.first(company_id, limit)
-        ]
+        keys = self._store._undelivered.first(company_id, location_ids, limit)
+        return [table[record_id] for _, record_id in keys]
 
     def reminders_due(
-        self, *, company_id: str | None, before: datetime, limit: int
+        self,
+        *,
+        company_id: str | None,
+        location_ids: Collection[str] | None = None,
+        before: datetime,
+        limit: int,
     ) -> list[QueuedReminder]:
         _check_limit(limit)
         table = self._store._table(QueuedReminder)
-        keys = self._store._unsent.first(company_id, limit, upto=before)
+        keys = self._store._unsent.first(company_id, location_ids, limit, upto=before)
         return [table[record_id] for _, record_id in keys]
 
     def reminders_of(self, appointment_id: str) -> list[QueuedReminder]:

@@ -114,6 +114,7 @@ def append_event(
     ids: IdGenerator,
     now: datetime,
     company_id: str,
+    location_id: str | None,
     trigger: Trigger,
     entity_id: str,
     payload: Mapping[str, Any],
@@ -121,12 +122,15 @@ def append_event(
     """
     Insert one outbox event in *tx*, numbered by ``tx.next_sequence()``.
 
+    *location_id* is the location of the record concerned; ``None`` only for company-wide
+    events (a customer's), which principals limited to some locations never see (decision 37).
     Call it after every check of the unit of work passed, so a refused operation takes no
     sequence number.
     """
     event = OutboxEvent(
         id=ids.new_id(),
         company_id=company_id,
+        location_id=location_id,
         sequence=tx.next_sequence(),
         trigger=trigger,
         entity_id=entity_id,

@@ -135,25 +135,44 @@ class Reader(Protocol):
         ...
 
     def expired_holds(
-        self, *, company_id: str | None, now: datetime, limit: int
+        self,
+        *,
+        company_id: str | None,
+        location_ids: Collection[str] | None = None,
+        now: datetime,
+        limit: int,
     ) -> list[Appointment]:
         """
         Return up to *limit* IN appointments whose ``hold_expires_at`` is at or before *now*.
 
-        ``company_id`` ``None`` looks at every company. Order: by ``hold_expires_at``, then
-        ``id``. The cost must grow with *limit*, not with the appointments stored.
+        ``company_id`` ``None`` looks at every company. ``location_ids`` ``None`` looks at
+        every location; a collection keeps only appointments of those locations (an empty one
+        finds nothing). Order: by ``hold_expires_at``, then ``id``. The cost must grow with
+        *limit* (and the number of *location_ids*), not with the appointments stored, nor
+        with the holds of other locations.
 
         Raises:
             OutOfRange: when *limit* is below 1.
         """
         ...
 
-    def undelivered_events(self, *, company_id: str | None, limit: int) -> list[OutboxEvent]:
+    def undelivered_events(
+        self,
+        *,
+        company_id: str | None,
+        location_ids: Collection[str] | None = None,
+        limit: int,
+    ) -> list[OutboxEvent]:
         """
         Return up to *limit* outbox events whose ``delivered_at`` is ``None``, by ``sequence``.
 
-        ``company_id`` ``None`` looks at every company. The cost must grow with *limit*, not
-        with the delivered history.
+        ``company_id`` ``None`` looks at every company. ``location_ids`` ``None`` returns the
+        events of every location and the company-wide ones (``location_id`` ``None``); a
+        collection keeps only events whose ``location_id`` is in it, so company-wide events
+        are never returned then (decision 37: a principal limited to some locations sees only
+        theirs). The filter is applied by the read itself: *limit* counts returned events.
+        The cost must grow with *limit* (and the number of *location_ids*), not with the
+        delivered history, nor with other locations' events.
 
         Raises:
             OutOfRange: when *limit* is below 1.
@@ -161,13 +180,20 @@ class Reader(Protocol):
         ...
 
     def reminders_due(
-        self, *, company_id: str | None, before: datetime, limit: int
+        self,
+        *,
+        company_id: str | None,
+        location_ids: Collection[str] | None = None,
+        before: datetime,
+        limit: int,
     ) -> list[QueuedReminder]:
         """
         Return up to *limit* unsent reminders (``sent_at`` ``None``) due at or before *before*.
 
-        ``company_id`` ``None`` looks at every company. Order: by ``due_at``, then ``id``. The
-        cost must grow with *limit*, not with sent or later reminders.
+        ``company_id`` ``None`` looks at every company; ``location_ids`` as in
+        :meth:`undelivered_events` (reminders always have a location). Order: by ``due_at``,
+        then ``id``. The cost must grow with *limit* (and the number of *location_ids*), not
+        with sent or later reminders, nor with other locations' reminders.
 
         Raises:
             OutOfRange: when *limit* is below 1.

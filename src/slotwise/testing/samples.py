@@ -654,6 +654,7 @@ def sample_records(
             id=ids["event"],
             company_id=company_id,
             entity_id=ids["appointment"],
+            location_id=location_id,
             # Unique per prefix: a store may keep sequence numbers unique.
             sequence=int.from_bytes(prefix.encode(), "big") % 1_000_000_007 + 1,
         ),

@@ -75,7 +75,7 @@ __all__ = [
     "spans",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """The layout this module creates; stored in ``slotwise_schema_version`` (see docs/sql.md)."""
 
 KEY_LENGTH = 255
@@ -221,6 +221,7 @@ RECORD_TABLES: dict[type[Any], Table] = {
             "idempotency": ("company_id", "idempotency_key"),
             "hold": ("hold_until", "id"),
             "company_hold": ("company_id", "hold_until", "id"),
+            "location_hold": ("location_id", "hold_until", "id"),
         },
     ),
     QueuedReminder: _record_table(
@@ -232,6 +233,7 @@ RECORD_TABLES: dict[type[Any], Table] = {
             "appointment": ("appointment_id", "seq"),
             "due": ("unsent_due", "id"),
             "company_due": ("company_id", "unsent_due", "id"),
+            "location_due": ("location_id", "unsent_due", "id"),
         },
     ),
     AuditEntry: _record_table(
@@ -243,10 +245,11 @@ RECORD_TABLES: dict[type[Any], Table] = {
         "outbox_event",
         # sequence while undelivered, NULL once delivered: the feed never meets delivered history.
         Column("undelivered", BigInteger(), nullable=True),
-        located=False,
+        # location_id (schema version 2): NULL for company-wide events (decision 37).
         indexes={
             "undelivered": ("undelivered", "id"),
             "company_undelivered": ("company_id", "undelivered", "id"),
+            "location_undelivered": ("location_id", "undelivered", "id"),
         },
     ),
 }

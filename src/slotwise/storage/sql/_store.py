@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -66,16 +66,13 @@ from ._schema import (
     schema_version,
     spans,
 )
+from ._upgrades import UPGRADES
 
 __all__ = ["SQLStore"]
 
 _MICROSECOND = timedelta(microseconds=1)
 _EARLIEST = datetime(1, 1, 1, tzinfo=UTC)
 _KEY_FIELDS = ("id", "company_id", "location_id", "target_id", "customer_id", "appointment_id")
-
-Upgrade = Callable[[Connection], None]
-_UPGRADES: dict[int, Upgrade] = {}
-"""``_UPGRADES[n]`` moves a schema from version *n* to *n* + 1 (none yet: 1 is the first)."""
 
 
 class SQLStore:
@@ -359,7 +356,7 @@ class SQLStore:
                     f"{SCHEMA_VERSION}: open the store once with create=True to upgrade them"
                 )
             for step in range(version, SCHEMA_VERSION):
-                _UPGRADES[step](conn)
+                UPGRADES[step](conn, self._schema)
                 conn.execute(update(schema_version).values(version=step + 1))
 
 
@@ -428,12 +425,21 @@ def _build_statements(kind: type[Any]) -> dict[str, Any]:
     return built
 
 
-def _feed(column: Any, company: bool, condition: Any) -> Any:
-    """The statement of a feed: rows meeting *condition*, by *column* then id, up to a limit."""
+def _feed(column: Any, company: bool, located: bool, condition: Any) -> Any:
+    """
+    The statement of a feed: rows meeting *condition*, by *column* then id, up to a limit.
+
+    With *located*, only rows whose ``location_id`` is one of the bound ``location_ids``: the
+    filter is part of the read (decision 37), so the limit counts rows the caller may see.
+    """
     table = column.table
     statement = select(table.c.doc).where(condition)
     if company:
         statement = statement.where(table.c.company_id == bindparam("company_id"))
+    if located:
+        statement = statement.where(
+            table.c.location_id.in_(bindparam("location_ids", expanding=True))
+        )
     return statement.order_by(column, table.c.id).limit(bindparam("limit"))
 
 
@@ -478,8 +484,8 @@ _BY_EMAIL = (
     )
     .order_by(_CUSTOMERS.c.seq)
 )
-_FEEDS: dict[tuple[str, bool], Any] = {
-    (name, company): _feed(column, company, condition)
+_FEEDS: dict[tuple[str, bool, bool], Any] = {
+    (name, company, located): _feed(column, company, located, condition)
     for name, column, condition in (
         (
             "holds",
@@ -494,6 +500,7 @@ _FEEDS: dict[tuple[str, bool], Any] = {
         ),
     )
     for company in (False, True)
+    for located in (False, True)
 }
 _UNLINK = delete(_LINK).where(_LINK.c.appointment_id == bindparam("record_id"))
 _LINK_ROWS = insert(_LINK)
@@ -641,28 +648,56 @@ class _SQLReader:
         return self._records(Appointment, statement, {"customer_id": customer_id})
 
     def expired_holds(
-        self, *, company_id: str | None, now: datetime, limit: int
+        self,
+        *,
+        company_id: str | None,
+        location_ids: Collection[str] | None = None,
+        now: datetime,
+        limit: int,
     ) -> list[Appointment]:
         _check_limit(limit)
         ensure_aware(now, field="now")
-        return self._feed(Appointment, "holds", company_id, limit, upto=now)
+        return self._feed(Appointment, "holds", company_id, location_ids, limit, upto=now)
 
-    def undelivered_events(self, *, company_id: str | None, limit: int) -> list[OutboxEvent]:
+    def undelivered_events(
+        self,
+        *,
+        company_id: str | None,
+        location_ids: Collection[str] | None = None,
+        limit: int,
+    ) -> list[OutboxEvent]:
         _check_limit(limit)
-        return self._feed(OutboxEvent, "events", company_id, limit)
+        return self._feed(OutboxEvent, "events", company_id, location_ids, limit)
 
     def reminders_due(
-        self, *, company_id: str | None, before: datetime, limit: int
+        self,
+        *,
+        company_id: str | None,
+        location_ids: Collection[str] | None = None,
+        before: datetime,
+        limit: int,
     ) -> list[QueuedReminder]:
         _check_limit(limit)
         ensure_aware(before, field="before")
-        return self._feed(QueuedReminder, "reminders", company_id, limit, upto=before)
+        return self._feed(QueuedReminder, "reminders", company_id, location_ids, limit, upto=before)
 
     def _feed(
-        self, kind: type[R], name: str, company_id: str | None, limit: int, **upto: Any
+        self,
+        kind: type[R],
+        name: str,
+        company_id: str | None,
+        location_ids: Collection[str] | None,
+        limit: int,
+        **upto: Any,
     ) -> list[R]:
-        statement = _FEEDS[(name, company_id is not None)]
-        return self._records(kind, statement, {"company_id": company_id, "limit": limit, **upto})
+        parameters: dict[str, Any] = {"company_id": company_id, "limit": limit, **upto}
+        if location_ids is not None:
+            places = sorted(set(location_ids))
+            if not places:
+                return []
+            parameters["location_ids"] = places
+        statement = _FEEDS[(name, company_id is not None, location_ids is not None)]
+        return self._records(kind, statement, parameters)
 
     def reminders_of(self, appointment_id: str) -> list[QueuedReminder]:
         return self._children(QueuedReminder, appointment_id)

@@ -237,15 +237,17 @@ class _Universe:
                     )
                 )
         for company in (None, *companies):
-            reads[f"undelivered_events({company})"] = reader.undelivered_events(
-                company_id=company, limit=10_000
-            )
-            reads[f"reminders_due({company})"] = reader.reminders_due(
-                company_id=company, before=end, limit=10_000
-            )
-            reads[f"expired_holds({company})"] = reader.expired_holds(
-                company_id=company, now=end, limit=10_000
-            )
+            for places in (None, *([location] for location in locations), locations):
+                where = f"{company}, {places}"
+                reads[f"undelivered_events({where})"] = reader.undelivered_events(
+                    company_id=company, location_ids=places, limit=10_000
+                )
+                reads[f"reminders_due({where})"] = reader.reminders_due(
+                    company_id=company, location_ids=places, before=end, limit=10_000
+                )
+                reads[f"expired_holds({where})"] = reader.expired_holds(
+                    company_id=company, location_ids=places, now=end, limit=10_000
+                )
         for record in self.records:
             if isinstance(record, Appointment):
                 reads[f"reminders_of({record.id})"] = reader.reminders_of(record.id)

@@ -5,7 +5,7 @@ Part of :class:`~slotwise.testing.StoreContract`. The feeds: event sequence numb
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import datetime
 from typing import Any
 
@@ -35,6 +35,7 @@ from ._world import (
     CO_A,
     CO_B,
     LOC_A1,
+    LOC_A2,
     LOC_B1,
     _appointment,
     _at,
@@ -228,3 +229,122 @@ class FeedContract(ContractBase):
         expected_before: object = (["rem-z", "rem-a", "rem-m"], ["aud-z", "aud-a"], [])
         assert expected_before == before, _shows(expected_before, before)
         assert ([], ["aud-z", "aud-a"], []) == after, _shows(([], ["aud-z", "aud-a"], []), after)
+
+    def test_undelivered_events_by_location(self) -> None:
+        """location_ids keeps those locations' events (never company-wide ones) before the limit."""
+
+        def event(record_id: str, sequence: int, location_id: str | None, **changes: Any) -> Any:
+            company_id = CO_A if location_id is None else _COMPANY_OF[location_id]
+            return sample_outbox_event(
+                id=record_id,
+                company_id=company_id,
+                location_id=location_id,
+                entity_id="apt",
+                sequence=sequence,
+                **{"delivered_at": None, **changes},
+            )
+
+        store = self._store(
+            *_bare_world(),
+            event("ev-a2-1", 1, LOC_A2),
+            event("ev-co-2", 2, None),
+            event("ev-a1-3", 3, LOC_A1),
+            event("ev-b1-4", 4, LOC_B1),
+            event("ev-a2-5", 5, LOC_A2),
+            event("ev-a1-6", 6, LOC_A1, delivered_at=_at(12)),
+            event("ev-a1-7", 7, LOC_A1),
+        )
+
+        def undelivered(
+            company_id: str | None, location_ids: Collection[str] | None, limit: int = 100
+        ) -> list[str]:
+            with store.read() as reader:
+                found = reader.undelivered_events(
+                    company_id=company_id, location_ids=location_ids, limit=limit
+                )
+            return [record.id for record in found]
+
+        seen = (
+            undelivered(CO_A, [LOC_A1]),
+            undelivered(CO_A, [LOC_A1], limit=1),
+            undelivered(CO_A, [LOC_A1, LOC_A2]),
+            undelivered(CO_A, [LOC_A2, LOC_A1], limit=3),
+            undelivered(CO_A, None),
+            undelivered(CO_A, []),
+            undelivered(CO_A, [LOC_B1]),
+            undelivered(None, [LOC_B1, LOC_A2]),
+        )
+        with store.transaction() as tx:
+            tx.update(event("ev-a1-3", 3, LOC_A1, delivered_at=_at(12)))
+            tx.update(event("ev-a1-6", 6, LOC_A1))
+            tx.update(event("ev-a2-5", 5, LOC_A1))
+            tx.delete(OutboxEvent, "ev-a1-7")
+        after = (undelivered(CO_A, [LOC_A1]), undelivered(CO_A, [LOC_A2]))
+
+        expected: tuple[list[str], ...] = (
+            ["ev-a1-3", "ev-a1-7"],
+            ["ev-a1-3"],
+            ["ev-a2-1", "ev-a1-3", "ev-a2-5", "ev-a1-7"],
+            ["ev-a2-1", "ev-a1-3", "ev-a2-5"],
+            ["ev-a2-1", "ev-co-2", "ev-a1-3", "ev-a2-5", "ev-a1-7"],
+            [],
+            [],
+            ["ev-a2-1", "ev-b1-4", "ev-a2-5"],
+        )
+        assert expected == seen, _shows(expected, seen)
+        expected_after = (["ev-a2-5", "ev-a1-6"], ["ev-a2-1"])
+        assert expected_after == after, _shows(expected_after, after)
+
+    def test_reminders_due_by_location(self) -> None:
+        """location_ids keeps those locations' due reminders, by due time then id, before the limit."""
+
+        def reminder(record_id: str, due: datetime, location_id: str, **changes: Any) -> Any:
+            return sample_queued_reminder(
+                id=record_id,
+                company_id=_COMPANY_OF[location_id],
+                location_id=location_id,
+                appointment_id="apt",
+                due_at=due,
+                **{"sent_at": None, **changes},
+            )
+
+        store = self._store(
+            *_bare_world(),
+            _appointment("apt", _at(15), _at(16)),
+            reminder("r-a2-early", _at(8), LOC_A2),
+            reminder("r-a1-sent", _at(8, 30), LOC_A1, sent_at=_at(8)),
+            reminder("r-a1", _at(9), LOC_A1),
+            reminder("r-b1", _at(9), LOC_B1),
+            reminder("r-a2", _at(9, 30), LOC_A2),
+            reminder("r-a1-late", _at(11), LOC_A1),
+        )
+
+        def due(
+            company_id: str | None, location_ids: Collection[str] | None, limit: int = 100
+        ) -> list[str]:
+            with store.read() as reader:
+                found = reader.reminders_due(
+                    company_id=company_id, location_ids=location_ids, before=_at(10), limit=limit
+                )
+            return [record.id for record in found]
+
+        seen = (
+            due(CO_A, [LOC_A1]),
+            due(CO_A, [LOC_A1], limit=1),
+            due(CO_A, [LOC_A1, LOC_A2]),
+            due(CO_A, [LOC_A1, LOC_A2], limit=2),
+            due(CO_A, []),
+            due(CO_A, [LOC_B1]),
+            due(None, [LOC_B1, LOC_A1]),
+        )
+
+        expected: tuple[list[str], ...] = (
+            ["r-a1"],
+            ["r-a1"],
+            ["r-a2-early", "r-a1", "r-a2"],
+            ["r-a2-early", "r-a1"],
+            [],
+            [],
+            ["r-a1", "r-b1"],
+        )
+        assert expected == seen, _shows(expected, seen)

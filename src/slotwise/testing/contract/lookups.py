@@ -4,6 +4,7 @@ Part of :class:`~slotwise.testing.StoreContract`. Lookups by key: idempotency ke
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
@@ -26,7 +27,11 @@ from ._base import (
 from ._world import (
     CO_A,
     CO_B,
+    LOC_A1,
+    LOC_A2,
     LOC_B1,
+    RES_1,
+    RES_4,
     RES_B,
     _appointment,
     _at,
@@ -173,3 +178,53 @@ class LookupContract(ContractBase):
         assert ["h-b", "h-late"] == after, _shows(["h-b", "h-late"], after)
         with _raises(OutOfRange), store.read() as reader:
             reader.expired_holds(company_id=None, now=_at(10), limit=0)
+
+    def test_expired_holds_by_location(self) -> None:
+        """location_ids keeps those locations' expired holds, by expiry then id, before the limit."""
+
+        def held(record_id: str, expires: datetime, location_id: str) -> Appointment:
+            resource = {LOC_A1: RES_1, LOC_A2: RES_4, LOC_B1: RES_B}[location_id]
+            return _appointment(
+                record_id,
+                _at(15),
+                _at(16),
+                status=AppointmentStatus.INITIAL,
+                hold_expires_at=expires,
+                location_id=location_id,
+                resource_ids=(resource,),
+            )
+
+        store = self._store(
+            *_bare_world(),
+            held("h-a2-early", _at(8), LOC_A2),
+            held("h-a1", _at(9), LOC_A1),
+            held("h-b1", _at(9), LOC_B1),
+            held("h-a2", _at(9, 30), LOC_A2),
+            held("h-a1-late", _at(11), LOC_A1),
+        )
+
+        def expired(
+            company_id: str | None, location_ids: Collection[str] | None, limit: int = 100
+        ) -> list[str]:
+            with store.read() as reader:
+                found = reader.expired_holds(
+                    company_id=company_id, location_ids=location_ids, now=_at(10), limit=limit
+                )
+            return [record.id for record in found]
+
+        seen = (
+            expired(CO_A, [LOC_A1]),
+            expired(CO_A, [LOC_A2], limit=1),
+            expired(CO_A, [LOC_A1, LOC_A2]),
+            expired(CO_A, []),
+            expired(None, [LOC_B1, LOC_A1]),
+        )
+
+        expected: tuple[list[str], ...] = (
+            ["h-a1"],
+            ["h-a2-early"],
+            ["h-a2-early", "h-a1", "h-a2"],
+            [],
+            ["h-a1", "h-b1"],
+        )
+        assert expected == seen, _shows(expected, seen)

@@ -1,0 +1,110 @@
+"""
+Schema upgrades: one step per version, ``UPGRADES[n]`` moving the tables from *n* to *n* + 1.
+
+``SQLStore`` runs the missing steps when opened with ``create=True`` (see docs/sql.md, "Schema
+version and upgrades"), under the schema lock, and records each new version. MariaDB commits DDL
+implicitly, so every step checks what is already there and can run again after an interruption.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import attrs
+from sqlalchemy import Connection, Table, inspect, select, text, update
+from sqlalchemy.schema import CreateColumn
+
+from slotwise.model import Appointment, OutboxEvent, QueuedReminder
+
+from ._codec import decode, encode
+from ._schema import RECORD_TABLES
+
+__all__ = ["UPGRADES", "Upgrade", "event_location"]
+
+Upgrade = Callable[[Connection, str | None], None]
+"""One step: the connection (schema lock held, schema translation on) and the store's schema."""
+
+_BATCH = 500
+
+
+def event_location(event: OutboxEvent) -> str | None:
+    """
+    Return the location an event of schema version 1 was about, read from its payload.
+
+    Appointment and reminder events carry the appointment (and the reminder), resource events
+    the resource, each with its ``location_id``; customer events carry none: company-wide.
+    """
+    for key in ("appointment", "reminder", "resource"):
+        data = event.payload.get(key)
+        if isinstance(data, Mapping):
+            location_id = data.get("location_id")
+            if isinstance(location_id, str):
+                return location_id
+    return None
+
+
+def _has_column(conn: Connection, table: Table, column: str, schema: str | None) -> bool:
+    return any(found["name"] == column for found in inspect(conn).get_columns(table.name, schema))
+
+
+def _add_column(conn: Connection, table: Table, column: str, schema: str | None) -> None:
+    if _has_column(conn, table, column, schema):
+        return
+    preparer = conn.dialect.identifier_preparer
+    name = preparer.quote(table.name)
+    if schema is not None:
+        name = f"{preparer.quote_schema(schema)}.{name}"
+    # The column exactly as create_all would make it (PostgreSQL: the "C" collation).
+    definition = CreateColumn(table.c[column]).compile(dialect=conn.dialect)
+    conn.execute(text(f"ALTER TABLE {name} ADD COLUMN {definition}"))
+
+
+def _add_indexes(conn: Connection, table: Table, schema: str | None) -> None:
+    existing = {found["name"] for found in inspect(conn).get_indexes(table.name, schema)}
+    for index in sorted(table.indexes, key=lambda index: str(index.name)):
+        if index.name not in existing:
+            index.create(conn)
+
+
+def _locate_events(conn: Connection) -> None:
+    """Fill ``location_id`` of every version 1 event (column and document), in batches."""
+    table = RECORD_TABLES[OutboxEvent]
+    after = 0
+    while True:
+        rows = conn.execute(
+            select(table.c.seq, table.c.doc)
+            .where(table.c.seq > after, table.c.location_id.is_(None))
+            .order_by(table.c.seq)
+            .limit(_BATCH)
+        ).all()
+        for seq, document in rows:
+            event = decode(OutboxEvent, document)
+            location_id = event_location(event)
+            if location_id is not None:
+                located = attrs.evolve(event, location_id=location_id)
+                conn.execute(
+                    update(table)
+                    .where(table.c.seq == seq)
+                    .values(location_id=location_id, doc=encode(located))
+                )
+        if len(rows) < _BATCH:
+            return
+        after = rows[-1][0]
+
+
+def _version_1_to_2(conn: Connection, schema: str | None) -> None:
+    """
+    Events carry their location (decision 37); the feeds read by location.
+
+    Adds ``slotwise_outbox_event.location_id`` (filled from each event's payload; customer
+    events stay company-wide, ``NULL``) and the location indexes of the three feeds.
+    """
+    events = RECORD_TABLES[OutboxEvent]
+    _add_column(conn, events, "location_id", schema)
+    _locate_events(conn)
+    for kind in (OutboxEvent, Appointment, QueuedReminder):
+        _add_indexes(conn, RECORD_TABLES[kind], schema)
+
+
+UPGRADES: dict[int, Upgrade] = {1: _version_1_to_2}
+"""``UPGRADES[n]`` moves a schema from version *n* to *n* + 1."""
