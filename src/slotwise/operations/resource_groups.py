@@ -8,15 +8,15 @@ whole company; a resource may join a group of its own location or a company-wide
 
 from __future__ import annotations
 
-from typing import Any, Required, TypedDict, Unpack
+from typing import Required, TypedDict, Unpack
 
 import attrs
 
 from slotwise.errors import RecordInUse
 from slotwise.model import Resource, ResourceGroup
 from slotwise.operations._boundary import operations
-from slotwise.operations._context import Context
-from slotwise.paging import DEFAULT_LIMIT, Page, paginate
+from slotwise.operations.groups import GroupKind, GroupOperationsBase
+from slotwise.paging import DEFAULT_LIMIT, Page
 
 __all__ = ["ResourceGroupChanges", "ResourceGroupFields", "ResourceGroupOperations"]
 
@@ -38,14 +38,16 @@ class ResourceGroupChanges(TypedDict, total=False):
 
 @operations
 @attrs.frozen
-class ResourceGroupOperations:
+class ResourceGroupOperations(GroupOperationsBase[ResourceGroup]):
     """
     Resource groups of the principal's company (spec: consumer resource-group endpoints).
 
     .. versionadded:: 0.1
     """
 
-    _ctx: Context
+    kind = GroupKind(
+        record=ResourceGroup, field="resource_group_id", url="/consumer/v1/resourcegroups"
+    )
 
     def create(self, **fields: Unpack[ResourceGroupFields]) -> ResourceGroup:
         """
@@ -58,20 +60,7 @@ class ResourceGroupOperations:
             Unauthorized: when a principal limited to some locations names no location (a
                 company-wide group, decision 37).
         """
-        ctx = self._ctx
-        location_id = fields.get("location_id")
-        values: dict[str, Any] = {k: v for k, v in fields.items() if k != "location_id"}
-        with ctx.store.transaction() as tx:
-            if location_id is not None:
-                location_id = ctx.location(tx, location_id).id
-            else:
-                # A group not tied to a location is company-wide (decision 37).
-                ctx.require_company_wide(field="company_id", value=ctx.company_id)
-            group = ResourceGroup(
-                id=ctx.ids.new_id(), company_id=ctx.company_id, location_id=location_id, **values
-            )
-            tx.insert(group)
-        return group
+        return self._create(fields)
 
     def get(self, group_id: str, /) -> ResourceGroup:
         """
@@ -81,8 +70,7 @@ class ResourceGroupOperations:
             NotFound: when no group has *group_id*.
             Unauthorized: when it is another company's or at a location outside the principal's set.
         """
-        with self._ctx.store.read() as reader:
-            return self._ctx.owned(reader, ResourceGroup, group_id, field="resource_group_id")
+        return self._get(group_id)
 
     def list(
         self, *, location_id: str | None = None, offset: int = 0, limit: int = DEFAULT_LIMIT
@@ -99,15 +87,7 @@ class ResourceGroupOperations:
         Raises:
             NotFound, Unauthorized: when the location is unknown or not the principal's.
         """
-        ctx = self._ctx
-        with ctx.store.read() as reader:
-            location = ctx.location(reader, location_id)
-            groups = [
-                group
-                for group in reader.find(ResourceGroup, company_id=ctx.company_id)
-                if group.location_id in (None, location.id)
-            ]
-        return paginate(groups, url="/consumer/v1/resourcegroups", offset=offset, limit=limit)
+        return self._list(location_id, offset, limit)
 
     def update(self, group_id: str, /, **changes: Unpack[ResourceGroupChanges]) -> ResourceGroup:
         """
@@ -116,12 +96,7 @@ class ResourceGroupOperations:
         Raises:
             ValidationError: for an invalid field; nothing is changed.
         """
-        ctx = self._ctx
-        with ctx.store.transaction() as tx:
-            group = ctx.owned(tx, ResourceGroup, group_id, field="resource_group_id", change=True)
-            updated = attrs.evolve(group, **changes)
-            tx.update(updated)
-        return updated
+        return self._update(group_id, changes)
 
     def delete(self, group_id: str, /) -> ResourceGroup:
         """
@@ -137,7 +112,7 @@ class ResourceGroupOperations:
         """
         ctx = self._ctx
         with ctx.store.transaction() as tx:
-            group = ctx.owned(tx, ResourceGroup, group_id, field="resource_group_id", change=True)
+            group = self._to_change(tx, group_id)
             members = [
                 resource
                 for resource in tx.find(Resource, company_id=ctx.company_id)

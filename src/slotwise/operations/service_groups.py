@@ -7,15 +7,15 @@ company (shown at every location).
 
 from __future__ import annotations
 
-from typing import Any, Required, TypedDict, Unpack
+from typing import Required, TypedDict, Unpack
 
 import attrs
 
 from slotwise.errors import RecordInUse
 from slotwise.model import Service, ServiceGroup
 from slotwise.operations._boundary import operations
-from slotwise.operations._context import Context
-from slotwise.paging import DEFAULT_LIMIT, Page, paginate
+from slotwise.operations.groups import GroupKind, GroupOperationsBase
+from slotwise.paging import DEFAULT_LIMIT, Page
 
 __all__ = ["ServiceGroupChanges", "ServiceGroupFields", "ServiceGroupOperations"]
 
@@ -41,14 +41,16 @@ class ServiceGroupChanges(_ServiceGroupCommon, total=False):
 
 @operations
 @attrs.frozen
-class ServiceGroupOperations:
+class ServiceGroupOperations(GroupOperationsBase[ServiceGroup]):
     """
     Service groups of the principal's company.
 
     .. versionadded:: 0.1
     """
 
-    _ctx: Context
+    kind = GroupKind(
+        record=ServiceGroup, field="service_group_id", url="/consumer/v1/servicegroups"
+    )
 
     def create(self, **fields: Unpack[ServiceGroupFields]) -> ServiceGroup:
         """
@@ -61,20 +63,7 @@ class ServiceGroupOperations:
             Unauthorized: when a principal limited to some locations names no location (a
                 company-wide group, decision 37).
         """
-        ctx = self._ctx
-        location_id = fields.get("location_id")
-        values: dict[str, Any] = {k: v for k, v in fields.items() if k != "location_id"}
-        with ctx.store.transaction() as tx:
-            if location_id is not None:
-                location_id = ctx.location(tx, location_id).id
-            else:
-                # A group not tied to a location is company-wide (decision 37).
-                ctx.require_company_wide(field="company_id", value=ctx.company_id)
-            group = ServiceGroup(
-                id=ctx.ids.new_id(), company_id=ctx.company_id, location_id=location_id, **values
-            )
-            tx.insert(group)
-        return group
+        return self._create(fields)
 
     def get(self, group_id: str, /) -> ServiceGroup:
         """
@@ -84,8 +73,7 @@ class ServiceGroupOperations:
             NotFound: when no group has *group_id*.
             Unauthorized: when it is not the principal's.
         """
-        with self._ctx.store.read() as reader:
-            return self._ctx.owned(reader, ServiceGroup, group_id, field="service_group_id")
+        return self._get(group_id)
 
     def list(
         self, *, location_id: str | None = None, offset: int = 0, limit: int = DEFAULT_LIMIT
@@ -100,15 +88,7 @@ class ServiceGroupOperations:
             location_id: the location; ``None`` means the primary location (spec: Endpoints,
                 "locationId filters default to the first business location").
         """
-        ctx = self._ctx
-        with ctx.store.read() as reader:
-            location = ctx.location(reader, location_id)
-            groups = [
-                group
-                for group in reader.find(ServiceGroup, company_id=ctx.company_id)
-                if group.location_id in (None, location.id)
-            ]
-        return paginate(groups, url="/consumer/v1/servicegroups", offset=offset, limit=limit)
+        return self._list(location_id, offset, limit)
 
     def update(self, group_id: str, /, **changes: Unpack[ServiceGroupChanges]) -> ServiceGroup:
         """
@@ -117,12 +97,7 @@ class ServiceGroupOperations:
         Raises:
             ValidationError: for an invalid field; nothing is changed.
         """
-        ctx = self._ctx
-        with ctx.store.transaction() as tx:
-            group = ctx.owned(tx, ServiceGroup, group_id, field="service_group_id", change=True)
-            updated = attrs.evolve(group, **changes)
-            tx.update(updated)
-        return updated
+        return self._update(group_id, changes)
 
     def delete(self, group_id: str, /) -> ServiceGroup:
         """
@@ -136,7 +111,7 @@ class ServiceGroupOperations:
         """
         ctx = self._ctx
         with ctx.store.transaction() as tx:
-            group = ctx.owned(tx, ServiceGroup, group_id, field="service_group_id", change=True)
+            group = self._to_change(tx, group_id)
             members = [
                 service
                 for service in tx.find(Service, company_id=ctx.company_id)
