@@ -18,13 +18,9 @@ from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, Page, paginate
 
 from .windows import (
+    TargetWindows,
     WindowChanges,
     WindowFields,
-    create_window,
-    delete_window,
-    get_window,
-    list_windows,
-    update_window,
 )
 
 __all__ = ["CalendarChanges", "CalendarFields", "CalendarOperations"]
@@ -66,6 +62,10 @@ class CalendarOperations:
     """
 
     _ctx: Context
+
+    @property
+    def _windows(self) -> TargetWindows:
+        return TargetWindows(self._ctx, BlockTarget.CALENDAR, "/setup/v1/calendars/{id}/blocks")
 
     def create(self, **fields: Unpack[CalendarFields]) -> Calendar:
         """
@@ -159,13 +159,8 @@ class CalendarOperations:
             NotFound, Unauthorized: when the calendar is unknown or not the principal's.
         """
         calendar = self.get(calendar_id)
-        return create_window(
-            self._ctx,
-            Block,
-            target=BlockTarget.CALENDAR,
-            target_id=calendar.id,
-            location_id=calendar.location_id,
-            fields=fields,
+        return self._windows.create(
+            Block, target_id=calendar.id, location_id=calendar.location_id, fields=fields
         )
 
     def update_block(self, block_id: str, /, **changes: Unpack[WindowChanges]) -> Block:
@@ -178,9 +173,7 @@ class CalendarOperations:
             NotFound: when the block is unknown, deleted or not a calendar block.
             ValidationError: for invalid dates or times; nothing is changed.
         """
-        return update_window(
-            self._ctx, Block, block_id, target=BlockTarget.CALENDAR, changes=changes
-        )
+        return self._windows.update(Block, block_id, changes)
 
     def get_block(self, block_id: str, /) -> Block:
         """
@@ -189,22 +182,14 @@ class CalendarOperations:
         Raises:
             NotFound: when it is unknown, deleted or not a calendar block.
         """
-        return get_window(self._ctx, Block, block_id, target=BlockTarget.CALENDAR)
+        return self._windows.get(Block, block_id)
 
     def list_blocks(
         self, calendar_id: str, /, *, offset: int = 0, limit: int = DEFAULT_LIMIT
     ) -> Page[Block]:
         """Return the live blocks of a calendar, in creation order."""
         calendar = self.get(calendar_id)
-        return list_windows(
-            self._ctx,
-            Block,
-            target=BlockTarget.CALENDAR,
-            target_id=calendar.id,
-            url=f"/setup/v1/calendars/{calendar.id}/blocks",
-            offset=offset,
-            limit=limit,
-        )
+        return self._windows.list(Block, calendar.id, offset=offset, limit=limit)
 
     def delete_block(self, block_id: str, /) -> Block:
         """
@@ -213,4 +198,4 @@ class CalendarOperations:
         Raises:
             NotFound: when it is unknown, already deleted or not a calendar block.
         """
-        return delete_window(self._ctx, Block, block_id, target=BlockTarget.CALENDAR)
+        return self._windows.delete(Block, block_id)

@@ -52,13 +52,9 @@ from slotwise.storage.protocol import Reader, Transaction
 from .windows import (
     AllocationChanges,
     AllocationFields,
+    TargetWindows,
     WindowChanges,
     WindowFields,
-    create_window,
-    delete_window,
-    get_window,
-    list_windows,
-    update_window,
 )
 
 __all__ = [
@@ -161,6 +157,16 @@ class ResourceOperations:
     """
 
     _ctx: Context
+
+    @property
+    def _windows(self) -> TargetWindows:
+        return TargetWindows(
+            self._ctx,
+            BlockTarget.RESOURCE,
+            "/setup/v1/resources/{id}/blocks",
+            allocation_target=AllocationTarget.RESOURCE,
+            allocation_url="/setup/v1/resources/{id}/allocations",
+        )
 
     # -- create, update, delete, recover ------------------------------------------------------
 
@@ -582,13 +588,8 @@ class ResourceOperations:
             NotFound, Unauthorized: as :meth:`get`.
         """
         resource = self._live_resource(resource_id)
-        return create_window(
-            self._ctx,
-            Block,
-            target=BlockTarget.RESOURCE,
-            target_id=resource.id,
-            location_id=resource.location_id,
-            fields=fields,
+        return self._windows.create(
+            Block, target_id=resource.id, location_id=resource.location_id, fields=fields
         )
 
     def update_block(self, block_id: str, /, **changes: Unpack[WindowChanges]) -> Block:
@@ -601,9 +602,7 @@ class ResourceOperations:
             NotFound: when the block is unknown, deleted or not a resource block.
             ValidationError: for invalid dates or times; nothing is changed.
         """
-        return update_window(
-            self._ctx, Block, block_id, target=BlockTarget.RESOURCE, changes=changes
-        )
+        return self._windows.update(Block, block_id, changes)
 
     def get_block(self, block_id: str, /) -> Block:
         """
@@ -612,22 +611,14 @@ class ResourceOperations:
         Raises:
             NotFound: when it is unknown, deleted or not a resource block.
         """
-        return get_window(self._ctx, Block, block_id, target=BlockTarget.RESOURCE)
+        return self._windows.get(Block, block_id)
 
     def list_blocks(
         self, resource_id: str, /, *, offset: int = 0, limit: int = DEFAULT_LIMIT
     ) -> Page[Block]:
         """Return the live blocks of a resource, in creation order (spec: GET /setup/v1/resources/{id}/blocks)."""
         resource = self.get(resource_id)
-        return list_windows(
-            self._ctx,
-            Block,
-            target=BlockTarget.RESOURCE,
-            target_id=resource.id,
-            url=f"/setup/v1/resources/{resource.id}/blocks",
-            offset=offset,
-            limit=limit,
-        )
+        return self._windows.list(Block, resource.id, offset=offset, limit=limit)
 
     def delete_block(self, block_id: str, /) -> Block:
         """
@@ -638,7 +629,7 @@ class ResourceOperations:
         Raises:
             NotFound: when it is unknown, already deleted or not a resource block.
         """
-        return delete_window(self._ctx, Block, block_id, target=BlockTarget.RESOURCE)
+        return self._windows.delete(Block, block_id)
 
     # -- allocations ------------------------------------------------------------------------------
 
@@ -657,13 +648,8 @@ class ResourceOperations:
             OutOfRange: when ``booking_limit`` is outside 0..1000.
         """
         resource = self._live_resource(resource_id)
-        return create_window(
-            self._ctx,
-            Allocation,
-            target=AllocationTarget.RESOURCE,
-            target_id=resource.id,
-            location_id=resource.location_id,
-            fields=fields,
+        return self._windows.create(
+            Allocation, target_id=resource.id, location_id=resource.location_id, fields=fields
         )
 
     def list_allocations(
@@ -671,15 +657,7 @@ class ResourceOperations:
     ) -> Page[Allocation]:
         """Return a resource's allocations, in creation order (spec: GET /setup/v1/resources/{id}/allocations)."""
         resource = self.get(resource_id)
-        return list_windows(
-            self._ctx,
-            Allocation,
-            target=AllocationTarget.RESOURCE,
-            target_id=resource.id,
-            url=f"/setup/v1/resources/{resource.id}/allocations",
-            offset=offset,
-            limit=limit,
-        )
+        return self._windows.list(Allocation, resource.id, offset=offset, limit=limit)
 
     def get_allocation(self, allocation_id: str, /) -> Allocation:
         """
@@ -688,7 +666,7 @@ class ResourceOperations:
         Raises:
             NotFound: when it is unknown or not a resource allocation.
         """
-        return get_window(self._ctx, Allocation, allocation_id, target=AllocationTarget.RESOURCE)
+        return self._windows.get(Allocation, allocation_id)
 
     def update_allocation(
         self, allocation_id: str, /, **changes: Unpack[AllocationChanges]
@@ -698,9 +676,7 @@ class ResourceOperations:
 
         Spec: PUT /setup/v1/resources/allocations/{id}.
         """
-        return update_window(
-            self._ctx, Allocation, allocation_id, target=AllocationTarget.RESOURCE, changes=changes
-        )
+        return self._windows.update(Allocation, allocation_id, changes)
 
     def delete_allocation(self, allocation_id: str, /) -> Allocation:
         """
@@ -708,7 +684,7 @@ class ResourceOperations:
 
         Spec: DELETE /setup/v1/resources/allocations/{id}.
         """
-        return delete_window(self._ctx, Allocation, allocation_id, target=AllocationTarget.RESOURCE)
+        return self._windows.delete(Allocation, allocation_id)
 
     # -- helpers ----------------------------------------------------------------------------------
 

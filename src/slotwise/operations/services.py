@@ -9,7 +9,7 @@ usable at every location (spec: What the service does).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Required, TypedDict, Unpack, cast
+from typing import Any, Required, TypedDict, Unpack
 
 import attrs
 
@@ -43,13 +43,9 @@ from .locations import services_at
 from .windows import (
     AllocationChanges,
     AllocationFields,
+    TargetWindows,
     WindowChanges,
     WindowFields,
-    create_window,
-    delete_window,
-    get_window,
-    list_windows,
-    update_window,
 )
 
 __all__ = [
@@ -146,6 +142,16 @@ class ServiceOperations:
     """
 
     _ctx: Context
+
+    @property
+    def _windows(self) -> TargetWindows:
+        return TargetWindows(
+            self._ctx,
+            BlockTarget.SERVICE,
+            "/setup/v1/services/{id}/block",
+            allocation_target=AllocationTarget.SERVICE,
+            allocation_url="/setup/v1/services/{id}/allocations",
+        )
 
     def create(self, **fields: Unpack[ServiceFields]) -> Service:
         """
@@ -329,13 +335,8 @@ class ServiceOperations:
             InvalidReference: when ``location_id`` is a location the service is not offered at.
         """
         service, location_id = self._window_target(service_id, fields.get("location_id"))
-        return create_window(
-            self._ctx,
-            Block,
-            target=BlockTarget.SERVICE,
-            target_id=service.id,
-            location_id=location_id,
-            fields=cast(WindowFields, _without_location(fields)),
+        return self._windows.create(
+            Block, target_id=service.id, location_id=location_id, fields=fields
         )
 
     def update_block(self, block_id: str, /, **changes: Unpack[WindowChanges]) -> Block:
@@ -344,9 +345,7 @@ class ServiceOperations:
 
         Omitted times and reason are preserved.
         """
-        return update_window(
-            self._ctx, Block, block_id, target=BlockTarget.SERVICE, changes=changes
-        )
+        return self._windows.update(Block, block_id, changes)
 
     def get_block(self, block_id: str, /) -> Block:
         """
@@ -355,26 +354,18 @@ class ServiceOperations:
         Raises:
             NotFound: when it is unknown, deleted or not a service block.
         """
-        return get_window(self._ctx, Block, block_id, target=BlockTarget.SERVICE)
+        return self._windows.get(Block, block_id)
 
     def list_blocks(
         self, service_id: str, /, *, offset: int = 0, limit: int = DEFAULT_LIMIT
     ) -> Page[Block]:
         """Return the live blocks of a service (spec: GET /setup/v1/services/{id}/block)."""
         service = self.get(service_id)
-        return list_windows(
-            self._ctx,
-            Block,
-            target=BlockTarget.SERVICE,
-            target_id=service.id,
-            url=f"/setup/v1/services/{service.id}/block",
-            offset=offset,
-            limit=limit,
-        )
+        return self._windows.list(Block, service.id, offset=offset, limit=limit)
 
     def delete_block(self, block_id: str, /) -> Block:
         """Delete a service block: it is kept with ``deleted`` true and no longer applied."""
-        return delete_window(self._ctx, Block, block_id, target=BlockTarget.SERVICE)
+        return self._windows.delete(Block, block_id)
 
     # -- allocations --------------------------------------------------------------------------
 
@@ -400,13 +391,8 @@ class ServiceOperations:
                 "take allocations",
                 field="service_id",
             )
-        return create_window(
-            self._ctx,
-            Allocation,
-            target=AllocationTarget.SERVICE,
-            target_id=service.id,
-            location_id=location_id,
-            fields=cast(AllocationFields, _without_location(fields)),
+        return self._windows.create(
+            Allocation, target_id=service.id, location_id=location_id, fields=fields
         )
 
     def update_allocation(
@@ -417,9 +403,7 @@ class ServiceOperations:
 
         ``booking_limit`` 0 is allowed and means "not set" (spec: Booking-limit related fields).
         """
-        return update_window(
-            self._ctx, Allocation, allocation_id, target=AllocationTarget.SERVICE, changes=changes
-        )
+        return self._windows.update(Allocation, allocation_id, changes)
 
     def get_allocation(self, allocation_id: str, /) -> Allocation:
         """
@@ -428,26 +412,18 @@ class ServiceOperations:
         Raises:
             NotFound: when it is unknown or not a service allocation.
         """
-        return get_window(self._ctx, Allocation, allocation_id, target=AllocationTarget.SERVICE)
+        return self._windows.get(Allocation, allocation_id)
 
     def list_allocations(
         self, service_id: str, /, *, offset: int = 0, limit: int = DEFAULT_LIMIT
     ) -> Page[Allocation]:
         """Return the allocations of a service, in creation order."""
         service = self.get(service_id)
-        return list_windows(
-            self._ctx,
-            Allocation,
-            target=AllocationTarget.SERVICE,
-            target_id=service.id,
-            url=f"/setup/v1/services/{service.id}/allocations",
-            offset=offset,
-            limit=limit,
-        )
+        return self._windows.list(Allocation, service.id, offset=offset, limit=limit)
 
     def delete_allocation(self, allocation_id: str, /) -> Allocation:
         """Delete a service allocation for good and return it as it was."""
-        return delete_window(self._ctx, Allocation, allocation_id, target=AllocationTarget.SERVICE)
+        return self._windows.delete(Allocation, allocation_id)
 
     # -- resources ----------------------------------------------------------------------------
 
@@ -575,7 +551,3 @@ class ServiceOperations:
                 field="location_id",
             )
         return service, location.id
-
-
-def _without_location(fields: Mapping[str, object]) -> dict[str, object]:
-    return {key: value for key, value in fields.items() if key != "location_id"}

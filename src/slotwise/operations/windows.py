@@ -1,12 +1,14 @@
 """
 Blocks and allocations of calendars, services and resources: the operations they share.
 
-Each owner module (calendars, services, resources) calls these with its own target, so the
-rules (dates, times, repeat, soft delete of blocks) live in one place.
+Each owner (``CalendarOperations``, ``ServiceOperations``, ``ResourceOperations``) declares its
+own calls and docstrings and hands each to its :class:`TargetWindows` in one line, so the rules
+(dates, times, repeat, soft delete of blocks, the principal's locations) live in one place.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date
 from typing import Any, Required, TypedDict, TypeVar
 
@@ -16,17 +18,14 @@ from slotwise.errors import NotFound
 from slotwise.model import Allocation, AllocationTarget, Block, BlockTarget, RepeatRule
 from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, Page, paginate
+from slotwise.storage.protocol import Reader
 
 __all__ = [
     "AllocationChanges",
     "AllocationFields",
     "WindowChanges",
     "WindowFields",
-    "create_window",
-    "delete_window",
-    "get_window",
-    "list_windows",
-    "update_window",
+    "TargetWindows",
 ]
 
 W = TypeVar("W", Block, Allocation)
@@ -66,116 +65,117 @@ class AllocationChanges(WindowChanges, total=False):
     booking_limit: int
 
 
-def create_window(
-    ctx: Context,
-    kind: type[W],
-    *,
-    target: BlockTarget | AllocationTarget,
-    target_id: str,
-    location_id: str,
-    fields: WindowFields | AllocationFields,
-) -> W:
-    """
-    Validate and store a new block or allocation for *target_id*.
+@attrs.frozen
+class TargetWindows:
+    """The blocks and allocations of one kind of target, for one operation's context."""
 
-    Raises:
-        InvalidTimeRange: when ``start_time`` is not before ``end_time`` (spec: Errors 6).
-        InvalidDateRange: when ``start_date`` is after ``end_date``.
-    """
-    values: dict[str, Any] = dict(fields)
-    window = kind(
-        id=ctx.ids.new_id(),
-        company_id=ctx.company_id,
-        location_id=location_id,
-        target=target,
-        target_id=target_id,
-        **values,
-    )
-    with ctx.store.transaction() as tx:
-        tx.insert(window)
-    return window
+    ctx: Context
+    block_target: BlockTarget
+    block_url: str
+    """The spec path listing a target's blocks, with ``{id}`` for the target's id."""
+    allocation_target: AllocationTarget | None = None
+    allocation_url: str = ""
+
+    def _target(self, kind: type[Block] | type[Allocation]) -> BlockTarget | AllocationTarget:
+        target = self.block_target if kind is Block else self.allocation_target
+        assert target is not None, "this kind of target takes no allocations"
+        return target
+
+    def create(
+        self,
+        kind: type[W],
+        *,
+        target_id: str,
+        location_id: str,
+        fields: WindowFields | AllocationFields | Mapping[str, Any],
+    ) -> W:
+        """
+        Validate and store a new block or allocation of *target_id* at *location_id*.
+
+        Raises:
+            InvalidTimeRange: when ``start_time`` is not before ``end_time`` (spec: Errors 6).
+            InvalidDateRange: when ``start_date`` is after ``end_date``.
+        """
+        ctx = self.ctx
+        # A service names the location of its window among the fields; it is placed already.
+        values: dict[str, Any] = {k: v for k, v in fields.items() if k != "location_id"}
+        window = kind(
+            id=ctx.ids.new_id(),
+            company_id=ctx.company_id,
+            location_id=location_id,
+            target=self._target(kind),
+            target_id=target_id,
+            **values,
+        )
+        with ctx.store.transaction() as tx:
+            tx.insert(window)
+        return window
+
+    def get(self, kind: type[W], window_id: str) -> W:
+        """
+        Return one live block or allocation of this kind of target.
+
+        Raises:
+            NotFound: when it does not exist, is deleted, or belongs to another kind of target.
+        """
+        with self.ctx.store.read() as reader:
+            return self._live(reader, kind, window_id)
+
+    def list(
+        self, kind: type[W], target_id: str, *, offset: int = 0, limit: int = DEFAULT_LIMIT
+    ) -> Page[W]:
+        """Return the live blocks or allocations of one target, in creation order."""
+        ctx, target = self.ctx, self._target(kind)
+        with ctx.store.read() as reader:
+            windows = [
+                window
+                for window in reader.find(kind, company_id=ctx.company_id)
+                if window.target_id == target_id
+                and _visible(window, target)
+                # A company-scoped service has windows at several locations: show only the
+                # principal's (decision 30).
+                and ctx.principal.may_use_location(window.location_id)
+            ]
+        url = (self.block_url if kind is Block else self.allocation_url).format(id=target_id)
+        return paginate(windows, url=url, offset=offset, limit=limit)
+
+    def update(
+        self, kind: type[W], window_id: str, changes: WindowChanges | AllocationChanges
+    ) -> W:
+        """
+        Change a block or allocation; fields not given keep their values.
+
+        Raises:
+            NotFound: when it does not exist or is deleted.
+            ValidationError: for invalid dates or times; nothing is changed.
+        """
+        with self.ctx.store.transaction() as tx:
+            values: dict[str, Any] = dict(changes)
+            updated = attrs.evolve(self._live(tx, kind, window_id), **values)
+            tx.update(updated)
+        return updated
+
+    def delete(self, kind: type[W], window_id: str) -> W:
+        """
+        Delete a block (soft: kept with ``deleted`` true, no longer applied) or an allocation (for good).
+
+        Returns the record as it was last seen (a block with ``deleted`` true).
+        """
+        with self.ctx.store.transaction() as tx:
+            window = self._live(tx, kind, window_id)
+            if isinstance(window, Block):
+                deleted = attrs.evolve(window, deleted=True)
+                tx.update(deleted)
+                return deleted
+            tx.delete(kind, window_id)
+            return window
+
+    def _live(self, reader: Reader, kind: type[W], window_id: str) -> W:
+        window = self.ctx.owned(reader, kind, window_id, field="id")
+        if not _visible(window, self._target(kind)):
+            raise NotFound(kind=kind.__name__, record_id=window_id)
+        return window
 
 
 def _visible(window: Block | Allocation, target: object) -> bool:
     return window.target is target and not (isinstance(window, Block) and window.deleted)
-
-
-def get_window(ctx: Context, kind: type[W], window_id: str, *, target: object) -> W:
-    """
-    Return one live block or allocation of the given target kind.
-
-    Raises:
-        NotFound: when it does not exist, is deleted, or belongs to another kind of target.
-    """
-    with ctx.store.read() as reader:
-        window = ctx.owned(reader, kind, window_id, field="id")
-    if not _visible(window, target):
-        raise NotFound(kind=kind.__name__, record_id=window_id)
-    return window
-
-
-def list_windows(
-    ctx: Context,
-    kind: type[W],
-    *,
-    target: object,
-    target_id: str,
-    url: str,
-    offset: int = 0,
-    limit: int = DEFAULT_LIMIT,
-) -> Page[W]:
-    """Return the live blocks or allocations of one target, in creation order."""
-    with ctx.store.read() as reader:
-        windows = [
-            window
-            for window in reader.find(kind, company_id=ctx.company_id)
-            if window.target_id == target_id
-            and _visible(window, target)
-            # A company-scoped service has windows at several locations: show only the
-            # principal's (decision 30).
-            and ctx.principal.may_use_location(window.location_id)
-        ]
-    return paginate(windows, url=url, offset=offset, limit=limit)
-
-
-def update_window(
-    ctx: Context,
-    kind: type[W],
-    window_id: str,
-    *,
-    target: object,
-    changes: WindowChanges | AllocationChanges,
-) -> W:
-    """
-    Change a block or allocation; fields not given keep their values.
-
-    Raises:
-        NotFound: when it does not exist or is deleted.
-        ValidationError: for invalid dates or times; nothing is changed.
-    """
-    with ctx.store.transaction() as tx:
-        window = ctx.owned(tx, kind, window_id, field="id")
-        if not _visible(window, target):
-            raise NotFound(kind=kind.__name__, record_id=window_id)
-        values: dict[str, Any] = dict(changes)
-        updated = attrs.evolve(window, **values)
-        tx.update(updated)
-    return updated
-
-
-def delete_window(ctx: Context, kind: type[W], window_id: str, *, target: object) -> W:
-    """
-    Delete a block (soft: kept with ``deleted`` true, no longer applied) or an allocation (for good).
-
-    Returns the record as it was last seen (a block with ``deleted`` true).
-    """
-    with ctx.store.transaction() as tx:
-        window = ctx.owned(tx, kind, window_id, field="id")
-        if not _visible(window, target):
-            raise NotFound(kind=kind.__name__, record_id=window_id)
-        if isinstance(window, Block):
-            deleted = attrs.evolve(window, deleted=True)
-            tx.update(deleted)
-            return deleted
-        tx.delete(kind, window_id)
-        return window
