@@ -152,11 +152,13 @@ from slotwise.operations.locations import LocationSettingsEntry as LocationSetti
 from slotwise.operations.resource_groups import ResourceGroupChanges as ResourceGroupChanges
 from slotwise.operations.resource_groups import ResourceGroupFields as ResourceGroupFields
 from slotwise.operations.resource_groups import ResourceGroupOperations as ResourceGroupOperations
+from slotwise.operations.resource_hours import (
+    ResourceWeeklyAvailability as ResourceWeeklyAvailability,
+)
 from slotwise.operations.resources import ResourceChanges as ResourceChanges
 from slotwise.operations.resources import ResourceFields as ResourceFields
 from slotwise.operations.resources import ResourceOperations as ResourceOperations
 from slotwise.operations.resources import ResourceSortOrder as ResourceSortOrder
-from slotwise.operations.resources import ResourceWeeklyAvailability as ResourceWeeklyAvailability
 from slotwise.operations.service_groups import ServiceGroupChanges as ServiceGroupChanges
 from slotwise.operations.service_groups import ServiceGroupFields as ServiceGroupFields
 from slotwise.operations.service_groups import ServiceGroupOperations as ServiceGroupOperations

@@ -29,6 +29,7 @@ from slotwise import (
     Resource,
     ResourceDeleted,
     ResourceOptions,
+    ResourceWeeklyAvailability,
     Scheduler,
     Service,
     ServiceScope,
@@ -38,7 +39,6 @@ from slotwise import (
     WeeklyHours,
     Workspace,
 )
-from slotwise.operations.resources import ResourceWeeklyAvailability
 from slotwise.testing import ManualClock
 
 

@@ -1,6 +1,7 @@
 """
 Resource operations: create, update (one or in bulk), soft delete and recover, the setup and
-consumer reads, weekly availability, linked services, and resource blocks and allocations.
+consumer reads and linked services; with weekly hours, blocks and allocations
+(:mod:`.resource_hours`) and external calendars (:mod:`.resource_calendars`) mixed in.
 
 A resource belongs to one location for life; its ``weekly_hours`` are wall times in its own zone
 (decision 1), which may differ from the location's.
@@ -9,29 +10,21 @@ A resource belongs to one location for life; its ``weekly_hours`` are wall times
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal, Required, TypedDict, Unpack
 
 import attrs
 
-from slotwise._time import available_zone_names, clock_text, utc_offset_minutes, zone
-from slotwise.availability.authorization import CalendarProviderName
+from slotwise._time import available_zone_names, utc_offset_minutes, zone
 from slotwise.errors import (
     FieldRequired,
     InvalidChoice,
     InvalidFormat,
     InvalidReference,
-    ResourceDeleted,
-    StateError,
 )
 from slotwise.model import (
     Address,
-    Allocation,
-    AllocationTarget,
-    Block,
-    BlockTarget,
     CalendarProvider,
-    DayWindow,
     PhoneNumbers,
     Resource,
     ResourceConsumerView,
@@ -40,29 +33,22 @@ from slotwise.model import (
     Service,
     ServiceScope,
     Trigger,
-    Weekday,
     WeeklyHours,
 )
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, Page, paginate
-from slotwise.storage.outbox import append_event, resource_data
 from slotwise.storage.protocol import Reader, Transaction
 
-from .windows import (
-    AllocationChanges,
-    AllocationFields,
-    TargetWindows,
-    WindowChanges,
-    WindowFields,
-)
+from ._resource_access import resource_event
+from .resource_calendars import ResourceCalendarOperations
+from .resource_hours import ResourceHoursOperations
 
 __all__ = [
     "ResourceChanges",
     "ResourceFields",
     "ResourceOperations",
     "ResourceSortOrder",
-    "ResourceWeeklyAvailability",
 ]
 
 ResourceSortOrder = Literal["sort_key", "name"]
@@ -108,65 +94,19 @@ class ResourceChanges(_ResourceCommon, total=False):
     reason: str | None
 
 
-_CREATE_KEYS = ResourceFields.__required_keys__ | ResourceFields.__optional_keys__
-_CHANGE_KEYS = ResourceChanges.__required_keys__ | ResourceChanges.__optional_keys__
-
-
-@attrs.frozen(kw_only=True)
-class ResourceWeeklyAvailability:
-    """
-    A resource's weekly hours as the setup availability endpoints show them.
-
-    ``business_id`` is the resource's location id (the spec's name); ``resource_tzo`` is the
-    resource zone's offset from UTC in minutes at the moment of the read; ``weekdays`` are wall
-    times in the resource's own zone.
-
-    .. versionadded:: 0.1
-    """
-
-    business_id: str
-    resource_id: str
-    resource_name: str
-    resource_tzo: int
-    ignore_business_hours: bool
-    weekdays: WeeklyHours
-
-    def display_times(self, day: Weekday | str, /) -> tuple[str, str]:
-        """
-        Return the day's start and end as 12-hour clock text, such as ``("9:00 AM", "5:00 PM")``.
-
-        ``0`` and ``2400`` both read ``"12:00 AM"`` (midnight); a closed day reads
-        ``("12:00 AM", "12:00 AM")``.
-        """
-        name = day.value if isinstance(day, Weekday) else day
-        if name not in Weekday._value2member_map_:
-            raise InvalidFormat(field="day", expected="one of sun..sat", value=day)
-        window = self.weekdays.on(Weekday(name))
-        return clock_text(*divmod(window.start_time, 100)), clock_text(
-            *divmod(window.end_time, 100)
-        )
-
-
 @operations
 @attrs.frozen
-class ResourceOperations:
+class ResourceOperations(ResourceHoursOperations, ResourceCalendarOperations):
     """
     Resources of the principal's locations.
+
+    Their weekly hours, blocks and allocations are in :mod:`.resource_hours`, the connection of
+    their external calendars in :mod:`.resource_calendars`; both are part of this class.
 
     .. versionadded:: 0.1
     """
 
     _ctx: Context
-
-    @property
-    def _windows(self) -> TargetWindows:
-        return TargetWindows(
-            self._ctx,
-            BlockTarget.RESOURCE,
-            "/setup/v1/resources/{id}/blocks",
-            allocation_target=AllocationTarget.RESOURCE,
-            allocation_url="/setup/v1/resources/{id}/allocations",
-        )
 
     # -- create, update, delete, recover ------------------------------------------------------
 
@@ -189,7 +129,6 @@ class ResourceOperations:
             NotFound: when ``location_id`` names no location (or the company has none).
             Unauthorized: when the location, group or a linked service is not the principal's.
         """
-        _check_keys(fields, _CREATE_KEYS, "create")
         reason = fields.get("reason")
         if reason is None or not reason.strip():
             # Spec: Errors, rule 1: reason is required for POST /setup/v1/resources too.
@@ -212,7 +151,7 @@ class ResourceOperations:
                 id=ctx.ids.new_id(), company_id=ctx.company_id, location_id=location.id, **values
             )
             tx.insert(resource)
-            _resource_event(ctx, tx, resource, Trigger.RESOURCE_CREATED)
+            resource_event(ctx, tx, resource, Trigger.RESOURCE_CREATED)
         return resource
 
     def update(self, resource_id: str, /, **changes: Unpack[ResourceChanges]) -> Resource:
@@ -250,7 +189,6 @@ class ResourceOperations:
             return [self._update(tx, resource_id, changes) for resource_id, changes in updates]
 
     def _update(self, tx: Transaction, resource_id: str, changes: ResourceChanges) -> Resource:
-        _check_keys(changes, _CHANGE_KEYS, "update")
         ctx = self._ctx
         resource = self._live(tx, resource_id)
         values: dict[str, Any] = dict(changes)
@@ -265,7 +203,7 @@ class ResourceOperations:
             _check_group(ctx, tx, values["group_id"], resource.location_id)
         updated = attrs.evolve(resource, **values)
         tx.update(updated)
-        _resource_event(ctx, tx, updated, Trigger.RESOURCE_UPDATED)
+        resource_event(ctx, tx, updated, Trigger.RESOURCE_UPDATED)
         return updated
 
     def delete(self, resource_id: str, /) -> Resource:
@@ -286,7 +224,7 @@ class ResourceOperations:
                 return resource
             deleted = attrs.evolve(resource, deleted=True, deleted_time=ctx.clock.now())
             tx.update(deleted)
-            _resource_event(ctx, tx, deleted, Trigger.RESOURCE_UPDATED)
+            resource_event(ctx, tx, deleted, Trigger.RESOURCE_UPDATED)
         return deleted
 
     def recover(self, resource_id: str, /) -> Resource:
@@ -303,7 +241,7 @@ class ResourceOperations:
                 return resource
             recovered = attrs.evolve(resource, deleted=False, deleted_time=None)
             tx.update(recovered)
-            _resource_event(ctx, tx, recovered, Trigger.RESOURCE_UPDATED)
+            resource_event(ctx, tx, recovered, Trigger.RESOURCE_UPDATED)
         return recovered
 
     # -- reads ----------------------------------------------------------------------------------
@@ -425,51 +363,6 @@ class ResourceOperations:
         """Return every IANA zone name a resource may use, sorted (spec: GET /setup/v1/resources/timezones)."""
         return available_zone_names()
 
-    # -- weekly availability --------------------------------------------------------------------
-
-    def get_availability(self, resource_id: str, /) -> ResourceWeeklyAvailability:
-        """
-        Return a resource's weekly hours (spec: GET /setup/v1/resources/{id}/availability).
-
-        Raises:
-            NotFound, Unauthorized: as :meth:`get`.
-        """
-        return self._availability(self.get(resource_id))
-
-    def set_availability(
-        self,
-        resource_id: str,
-        /,
-        days: Mapping[Weekday | str, DayWindow | Mapping[str, int]],
-    ) -> ResourceWeeklyAvailability:
-        """
-        Replace the windows of the named days (spec: PUT /setup/v1/resources/{id}/availability).
-
-        Days left out of *days* keep their window. A day with start 0 and end 0 is closed;
-        2400 is the end of the day (decision 4). Times are wall times in the resource's zone.
-
-        Raises:
-            ResourceDeleted: when the resource is soft-deleted.
-            InvalidTimeOfDay, InvalidTimeRange, InvalidFormat: for an invalid day or window;
-                nothing is changed.
-        """
-        with self._ctx.store.transaction() as tx:
-            resource = self._live(tx, resource_id)
-            updated = attrs.evolve(resource, weekly_hours=resource.weekly_hours.with_days(days))
-            tx.update(updated)
-            _resource_event(self._ctx, tx, updated, Trigger.RESOURCE_UPDATED)
-        return self._availability(updated)
-
-    def _availability(self, resource: Resource) -> ResourceWeeklyAvailability:
-        return ResourceWeeklyAvailability(
-            business_id=resource.location_id,
-            resource_id=resource.id,
-            resource_name=resource.name,
-            resource_tzo=utc_offset_minutes(self._ctx.clock.now(), zone(resource.timezone)),
-            ignore_business_hours=resource.options.ignore_business_hours,
-            weekdays=resource.weekly_hours,
-        )
-
     # -- linked services ------------------------------------------------------------------------
 
     def services(
@@ -510,229 +403,6 @@ class ResourceOperations:
             Unauthorized: when a service is not the principal's.
         """
         return self.update(resource_id, linked_service_ids=tuple(service_ids))
-
-    # -- external calendar authorization ------------------------------------------------------
-
-    def authorize_calendar(
-        self,
-        resource_id: str,
-        /,
-        provider: CalendarProviderName,
-        email: str,
-        *,
-        return_url: str | None = None,
-    ) -> Resource:
-        """
-        Start connecting a resource's external calendar.
-
-        Spec: GET /setup/v1/resources/{id}/calendar/auth/providerA|providerB/{emailAddress}.
-        The host's ``calendar_authorizer`` makes the authorization link, stored as the provider's
-        ``auth_url`` with ``calendar_id`` = *email*, ``auth_return_url`` = *return_url* and
-        ``authorized`` false until :meth:`complete_calendar_authorization`.
-
-        Raises:
-            InvalidChoice: when *provider* is not ``"A"`` or ``"B"``.
-            InvalidFormat: when *email*, *return_url* or the authorizer's link is malformed.
-            ProviderNotConfigured: when the scheduler has no calendar authorizer.
-            ResourceDeleted: when the resource is soft-deleted.
-        """
-        field = _provider_field(provider)
-        ctx = self._ctx
-        with ctx.store.transaction() as tx:
-            resource = self._live(tx, resource_id)
-            pending = CalendarProvider(calendar_id=email, auth_return_url=return_url)
-            link = ctx.calendar_authorizer.authorization_url(
-                resource=resource, provider=provider, email=email, return_url=return_url
-            )
-            updated = _with_provider(
-                resource, field, attrs.evolve(pending, auth_url=link, authorized=False)
-            )
-            tx.update(updated)
-            _resource_event(ctx, tx, updated, Trigger.RESOURCE_UPDATED)
-        return updated
-
-    def complete_calendar_authorization(
-        self, resource_id: str, /, provider: CalendarProviderName
-    ) -> Resource:
-        """
-        Record that the provider granted access (the host calls this from its OAuth callback).
-
-        Raises:
-            StateError: when authorization was never started for that provider.
-        """
-        field = _provider_field(provider)
-        ctx = self._ctx
-        with ctx.store.transaction() as tx:
-            resource = self._live(tx, resource_id)
-            current: CalendarProvider = getattr(resource, field)
-            if current.auth_url is None:
-                raise StateError(
-                    f"calendar authorization for provider {provider} was not started on "
-                    f"resource {resource_id!r}"
-                )
-            updated = _with_provider(resource, field, attrs.evolve(current, authorized=True))
-            tx.update(updated)
-            _resource_event(ctx, tx, updated, Trigger.RESOURCE_UPDATED)
-        return updated
-
-    # -- blocks -----------------------------------------------------------------------------------
-
-    def create_block(self, resource_id: str, /, **fields: Unpack[WindowFields]) -> Block:
-        """
-        Block time of a resource (spec: POST /setup/v1/resources/{id}/block).
-
-        Raises:
-            ResourceDeleted: when the resource is soft-deleted.
-            InvalidTimeRange: when ``start_time`` is not less than ``end_time`` (spec: Errors 6).
-            InvalidDateRange: when ``start_date`` is after ``end_date``.
-            NotFound, Unauthorized: as :meth:`get`.
-        """
-        resource = self._live_resource(resource_id)
-        return self._windows.create(
-            Block, target_id=resource.id, location_id=resource.location_id, fields=fields
-        )
-
-    def update_block(self, block_id: str, /, **changes: Unpack[WindowChanges]) -> Block:
-        """
-        Change a resource block (spec: PUT /setup/v1/resources/block/{id}).
-
-        Omitted ``start_time``, ``end_time`` and ``reason`` are preserved.
-
-        Raises:
-            NotFound: when the block is unknown, deleted or not a resource block.
-            ValidationError: for invalid dates or times; nothing is changed.
-        """
-        return self._windows.update(Block, block_id, changes)
-
-    def get_block(self, block_id: str, /) -> Block:
-        """
-        Return one live resource block (spec: GET /setup/v1/resources/blocks/{id}).
-
-        Raises:
-            NotFound: when it is unknown, deleted or not a resource block.
-        """
-        return self._windows.get(Block, block_id)
-
-    def list_blocks(
-        self, resource_id: str, /, *, offset: int = 0, limit: int = DEFAULT_LIMIT
-    ) -> Page[Block]:
-        """Return the live blocks of a resource, in creation order (spec: GET /setup/v1/resources/{id}/blocks)."""
-        resource = self.get(resource_id)
-        return self._windows.list(Block, resource.id, offset=offset, limit=limit)
-
-    def delete_block(self, block_id: str, /) -> Block:
-        """
-        Delete a resource block: kept with ``deleted`` true, no longer applied.
-
-        Spec: DELETE /setup/v1/resources/block/{id}.
-
-        Raises:
-            NotFound: when it is unknown, already deleted or not a resource block.
-        """
-        return self._windows.delete(Block, block_id)
-
-    # -- allocations ------------------------------------------------------------------------------
-
-    def create_allocation(
-        self, resource_id: str, /, **fields: Unpack[AllocationFields]
-    ) -> Allocation:
-        """
-        Give a resource time (spec: POST /setup/v1/resources/{id}/allocations).
-
-        Allocations are the resource's open time when ``recurring_availability`` is false
-        (decision 5); a resource with recurring availability may keep them for later.
-
-        Raises:
-            ResourceDeleted: when the resource is soft-deleted.
-            InvalidTimeRange, InvalidDateRange: as :meth:`create_block`.
-            OutOfRange: when ``booking_limit`` is outside 0..1000.
-        """
-        resource = self._live_resource(resource_id)
-        return self._windows.create(
-            Allocation, target_id=resource.id, location_id=resource.location_id, fields=fields
-        )
-
-    def list_allocations(
-        self, resource_id: str, /, *, offset: int = 0, limit: int = DEFAULT_LIMIT
-    ) -> Page[Allocation]:
-        """Return a resource's allocations, in creation order (spec: GET /setup/v1/resources/{id}/allocations)."""
-        resource = self.get(resource_id)
-        return self._windows.list(Allocation, resource.id, offset=offset, limit=limit)
-
-    def get_allocation(self, allocation_id: str, /) -> Allocation:
-        """
-        Return one resource allocation (spec: GET /setup/v1/resources/allocations/{id}).
-
-        Raises:
-            NotFound: when it is unknown or not a resource allocation.
-        """
-        return self._windows.get(Allocation, allocation_id)
-
-    def update_allocation(
-        self, allocation_id: str, /, **changes: Unpack[AllocationChanges]
-    ) -> Allocation:
-        """
-        Change a resource allocation; omitted fields keep their values.
-
-        Spec: PUT /setup/v1/resources/allocations/{id}.
-        """
-        return self._windows.update(Allocation, allocation_id, changes)
-
-    def delete_allocation(self, allocation_id: str, /) -> Allocation:
-        """
-        Delete a resource allocation for good and return it as it was.
-
-        Spec: DELETE /setup/v1/resources/allocations/{id}.
-        """
-        return self._windows.delete(Allocation, allocation_id)
-
-    # -- helpers ----------------------------------------------------------------------------------
-
-    def _live(self, reader: Reader, resource_id: str) -> Resource:
-        resource = self._ctx.owned(reader, Resource, resource_id, field="resource_id")
-        if resource.deleted:
-            raise ResourceDeleted(resource_id=resource.id)
-        return resource
-
-    def _live_resource(self, resource_id: str) -> Resource:
-        with self._ctx.store.read() as reader:
-            return self._live(reader, resource_id)
-
-
-def _resource_event(ctx: Context, tx: Transaction, resource: Resource, trigger: Trigger) -> None:
-    # Decision 27: the event joins the change's own unit of work.
-    append_event(
-        tx,
-        ids=ctx.ids,
-        now=ctx.clock.now(),
-        company_id=resource.company_id,
-        location_id=resource.location_id,
-        trigger=trigger,
-        entity_id=resource.id,
-        payload={"resource": resource_data(resource)},
-    )
-
-
-def _check_keys(values: Mapping[str, object], allowed: frozenset[str], operation: str) -> None:
-    # The TypedDicts guard type-checked callers; this guards the rest, so that fields such as
-    # ``id``, ``deleted`` or (on update) ``location_id`` cannot be set through keywords.
-    for key in values:
-        if key not in allowed:
-            raise TypeError(f"{operation}() got an unexpected keyword argument {key!r}")
-
-
-def _provider_field(provider: object) -> str:
-    if provider == "A":
-        return "provider_a"
-    if provider == "B":
-        return "provider_b"
-    raise InvalidChoice(field="provider", allowed=("A", "B"), requested=provider)
-
-
-def _with_provider(resource: Resource, field: str, value: CalendarProvider) -> Resource:
-    if field == "provider_a":
-        return attrs.evolve(resource, provider_a=value)
-    return attrs.evolve(resource, provider_b=value)
 
 
 def _from_caller(given: CalendarProvider, stored: CalendarProvider) -> CalendarProvider:
