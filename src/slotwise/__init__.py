@@ -162,8 +162,8 @@ from slotwise.operations.resources import ResourceSortOrder as ResourceSortOrder
 from slotwise.operations.service_groups import ServiceGroupChanges as ServiceGroupChanges
 from slotwise.operations.service_groups import ServiceGroupFields as ServiceGroupFields
 from slotwise.operations.service_groups import ServiceGroupOperations as ServiceGroupOperations
-from slotwise.operations.services import ServiceAllocationFields as ServiceAllocationFields
-from slotwise.operations.services import ServiceBlockFields as ServiceBlockFields
+from slotwise.operations.service_hours import ServiceAllocationFields as ServiceAllocationFields
+from slotwise.operations.service_hours import ServiceBlockFields as ServiceBlockFields
 from slotwise.operations.services import ServiceChanges as ServiceChanges
 from slotwise.operations.services import ServiceFields as ServiceFields
 from slotwise.operations.services import ServiceOperations as ServiceOperations

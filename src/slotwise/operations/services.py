@@ -1,6 +1,7 @@
 """
-Service operations: create, update, get, lists (setup and consumer), weekly availability,
-service blocks, service allocations and the resources that take a service.
+Service operations: create, update, get, lists (setup and consumer) and the resources that take
+a service; weekly availability, service blocks and allocations are mixed in from
+:mod:`.service_hours`.
 
 A service belongs to one location, or is company-scoped: created at the primary location and
 usable at every location (spec: What the service does).
@@ -14,14 +15,9 @@ from typing import Any, Required, TypedDict, Unpack
 import attrs
 
 from slotwise._time import utc_offset_minutes, zone
-from slotwise.errors import FieldRequired, FieldTooLong, InvalidReference, Unauthorized
+from slotwise.errors import FieldRequired, FieldTooLong, InvalidReference
 from slotwise.model import (
-    Allocation,
-    AllocationTarget,
-    Block,
-    BlockTarget,
     BookingWindow,
-    DayWindow,
     Location,
     Resource,
     ResourceConsumerView,
@@ -30,7 +26,6 @@ from slotwise.model import (
     ServiceGroup,
     ServiceScope,
     ServiceType,
-    Weekday,
     WeeklyHours,
 )
 from slotwise.model.catalog import SERVICE_NAME_CREATE_MAX
@@ -40,18 +35,10 @@ from slotwise.paging import DEFAULT_LIMIT, Page, paginate
 from slotwise.storage.protocol import Reader
 
 from .locations import services_at
-from .windows import (
-    AllocationChanges,
-    AllocationFields,
-    TargetWindows,
-    WindowChanges,
-    WindowFields,
-)
+from .service_hours import ServiceHoursOperations
 
 __all__ = [
     "CONSUMER_MAX_LIMIT",
-    "ServiceAllocationFields",
-    "ServiceBlockFields",
     "ServiceChanges",
     "ServiceFields",
     "ServiceOperations",
@@ -117,21 +104,9 @@ class ServiceChanges(_ServiceCommon, total=False):
     availability: WeeklyHours
 
 
-class ServiceBlockFields(WindowFields, total=False):
-    """Fields of a new service block: a block's, plus ``location_id`` (see ``create_block``)."""
-
-    location_id: str | None
-
-
-class ServiceAllocationFields(AllocationFields, total=False):
-    """Fields of a new service allocation: an allocation's, plus ``location_id``."""
-
-    location_id: str | None
-
-
 @operations
 @attrs.frozen
-class ServiceOperations:
+class ServiceOperations(ServiceHoursOperations):
     """
     Services of the principal's company, with their availability, blocks and allocations.
 
@@ -142,16 +117,6 @@ class ServiceOperations:
     """
 
     _ctx: Context
-
-    @property
-    def _windows(self) -> TargetWindows:
-        return TargetWindows(
-            self._ctx,
-            BlockTarget.SERVICE,
-            "/setup/v1/services/{id}/block",
-            allocation_target=AllocationTarget.SERVICE,
-            allocation_url="/setup/v1/services/{id}/allocations",
-        )
 
     def create(self, **fields: Unpack[ServiceFields]) -> Service:
         """
@@ -234,8 +199,7 @@ class ServiceOperations:
             NotFound: when no service has *service_id*.
             Unauthorized: when it is not the principal's.
         """
-        with self._ctx.store.read() as reader:
-            return self._ctx.owned(reader, Service, service_id, field="service_id")
+        return self._owned(service_id)
 
     def list(
         self,
@@ -294,136 +258,6 @@ class ServiceOperations:
             limit=limit,
             max_limit=CONSUMER_MAX_LIMIT,
         )
-
-    # -- weekly availability ------------------------------------------------------------------
-
-    def get_availability(self, service_id: str, /) -> WeeklyHours:
-        """Return a service's weekly hours (wall times in its location's zone)."""
-        return self.get(service_id).availability
-
-    def set_availability(
-        self, service_id: str, /, days: Mapping[Weekday | str, DayWindow | Mapping[str, int]]
-    ) -> WeeklyHours:
-        """
-        Replace the windows of the named days (spec: PUT /setup/v1/services/{id}/availability).
-
-        Days not named keep their window; a window ``0, 0`` closes its day.
-
-        Raises:
-            InvalidFormat: when a key is not one of ``sun``..``sat``.
-            InvalidTimeRange: when a window's start is not before its end; nothing is changed.
-        """
-        ctx = self._ctx
-        with ctx.store.transaction() as tx:
-            service = self._writable(tx, service_id)
-            updated = attrs.evolve(service, availability=service.availability.with_days(days))
-            tx.update(updated)
-        return updated.availability
-
-    # -- blocks -------------------------------------------------------------------------------
-
-    def create_block(self, service_id: str, /, **fields: Unpack[ServiceBlockFields]) -> Block:
-        """
-        Block time of a service (spec: POST /setup/v1/services/{id}/block).
-
-        ``location_id`` defaults as for allocations (see :meth:`create_allocation`); a
-        location-scoped service may be blocked only at its own location.
-
-        Raises:
-            InvalidTimeRange: when ``start_time`` is not less than ``end_time`` (spec: Errors 6).
-            InvalidDateRange: when ``start_date`` is after ``end_date``.
-            InvalidReference: when ``location_id`` is a location the service is not offered at.
-        """
-        service, location_id = self._window_target(service_id, fields.get("location_id"))
-        return self._windows.create(
-            Block, target_id=service.id, location_id=location_id, fields=fields
-        )
-
-    def update_block(self, block_id: str, /, **changes: Unpack[WindowChanges]) -> Block:
-        """
-        Change a service block (spec: PUT /setup/v1/services/block/{id}).
-
-        Omitted times and reason are preserved.
-        """
-        return self._windows.update(Block, block_id, changes)
-
-    def get_block(self, block_id: str, /) -> Block:
-        """
-        Return one live service block.
-
-        Raises:
-            NotFound: when it is unknown, deleted or not a service block.
-        """
-        return self._windows.get(Block, block_id)
-
-    def list_blocks(
-        self, service_id: str, /, *, offset: int = 0, limit: int = DEFAULT_LIMIT
-    ) -> Page[Block]:
-        """Return the live blocks of a service (spec: GET /setup/v1/services/{id}/block)."""
-        service = self.get(service_id)
-        return self._windows.list(Block, service.id, offset=offset, limit=limit)
-
-    def delete_block(self, block_id: str, /) -> Block:
-        """Delete a service block: it is kept with ``deleted`` true and no longer applied."""
-        return self._windows.delete(Block, block_id)
-
-    # -- allocations --------------------------------------------------------------------------
-
-    def create_allocation(
-        self, service_id: str, /, **fields: Unpack[ServiceAllocationFields]
-    ) -> Allocation:
-        """
-        Give an event-type service time (spec: POST /setup/v1/services/{id}/allocations).
-
-        Without ``location_id`` the primary location is assumed for a company-scoped service and
-        the service's own location for a location-scoped one.
-
-        Raises:
-            InvalidReference: when the service is not an event-type service, or ``location_id``
-                is a location the service is not offered at.
-            InvalidTimeRange, InvalidDateRange: for invalid times or dates.
-        """
-        service, location_id = self._window_target(service_id, fields.get("location_id"))
-        if not service.is_event:
-            # Spec: Allocation, "Allocations exist for event-type services and for resources".
-            raise InvalidReference(
-                f"service {service_id!r} is not an event-type service; only event-type services "
-                "take allocations",
-                field="service_id",
-            )
-        return self._windows.create(
-            Allocation, target_id=service.id, location_id=location_id, fields=fields
-        )
-
-    def update_allocation(
-        self, allocation_id: str, /, **changes: Unpack[AllocationChanges]
-    ) -> Allocation:
-        """
-        Change a service allocation (spec: PUT /setup/v1/services/allocations/{id}).
-
-        ``booking_limit`` 0 is allowed and means "not set" (spec: Booking-limit related fields).
-        """
-        return self._windows.update(Allocation, allocation_id, changes)
-
-    def get_allocation(self, allocation_id: str, /) -> Allocation:
-        """
-        Return one service allocation.
-
-        Raises:
-            NotFound: when it is unknown or not a service allocation.
-        """
-        return self._windows.get(Allocation, allocation_id)
-
-    def list_allocations(
-        self, service_id: str, /, *, offset: int = 0, limit: int = DEFAULT_LIMIT
-    ) -> Page[Allocation]:
-        """Return the allocations of a service, in creation order."""
-        service = self.get(service_id)
-        return self._windows.list(Allocation, service.id, offset=offset, limit=limit)
-
-    def delete_allocation(self, allocation_id: str, /) -> Allocation:
-        """Delete a service allocation for good and return it as it was."""
-        return self._windows.delete(Allocation, allocation_id)
 
     # -- resources ----------------------------------------------------------------------------
 
@@ -495,16 +329,6 @@ class ServiceOperations:
         ]
         return paginate(services, url=url, offset=offset, limit=limit, max_limit=max_limit)
 
-    def _writable(self, reader: Reader, service_id: str) -> Service:
-        # change=True: a company-scoped service is company-wide, changed only by principals of
-        # the whole company (decision 37).
-        service = self._ctx.owned(reader, Service, service_id, field="service_id", change=True)
-        # ctx.owned lets every principal of the company use company-scoped services; changing
-        # one needs access to the location that owns it (decision 30).
-        if not self._ctx.principal.may_use_location(service.location_id):
-            raise Unauthorized(field="service_id", value=service_id)
-        return service
-
     def _check_scope(self, service: Service, location: Location) -> None:
         # Spec: What the service does, "company-scoped: created at the primary location".
         if service.scope is ServiceScope.COMPANY and not location.is_primary:
@@ -532,22 +356,3 @@ class ServiceOperations:
                 f"service group {group_id!r} is shown at another location than the service",
                 field="service_group_id",
             )
-
-    def _window_target(self, service_id: str, location_id: str | None) -> tuple[Service, str]:
-        ctx = self._ctx
-        with ctx.store.read() as reader:
-            service = ctx.owned(reader, Service, service_id, field="service_id")
-            company_wide = service.scope is ServiceScope.COMPANY
-            if location_id is None:
-                # Spec: POST /setup/v1/services/{id}/allocations, "without locationId the primary
-                # location is assumed for company-scoped services, the service's own location
-                # for location-scoped ones"; blocks follow the same rule.
-                location_id = None if company_wide else service.location_id
-            location = ctx.location(reader, location_id)
-        if not company_wide and location.id != service.location_id:
-            raise InvalidReference(
-                f"service {service_id!r} is offered only at its own location, not at "
-                f"{location.id!r}",
-                field="location_id",
-            )
-        return service, location.id
