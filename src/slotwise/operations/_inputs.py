@@ -6,8 +6,8 @@ What a caller may pass: one converter per declared type, shared by every operati
 that returns the accepted value or raises a slotwise ``ValidationError`` naming the argument and
 the limit. The rules are those of decision 36 and the model's own types:
 
-* ``str``: no NUL, no lone surrogate, at most :data:`TEXT_MAX` characters; an argument named
-  ``id``, ``*_id`` (or an item of ``*_ids``) is an id: non-empty, at most :data:`ID_MAX`.
+* ``str``: no NUL, no lone surrogate, at most :data:`._values.TEXT_MAX` characters; an argument named
+  ``id``, ``*_id`` (or an item of ``*_ids``) is an id: non-empty, at most :data:`._values.ID_MAX`.
 * ``int``: a real integer (not ``bool``) within +-2**53; ``float``: a finite number within it.
 * ``date``: a date (not a datetime) in 1900-01-01..9999-12-31; ``datetime``: aware, in the
   years 1900..9998 both as wall time and in UTC.
@@ -18,9 +18,9 @@ the limit. The rules are those of decision 36 and the model's own types:
   numbers and sequences are, and whatever the converter cannot read is ``InvalidFormat``.
 * ``TypedDict`` items (``create_many``, ``update_many``): a mapping of the declared keys only
   (``UnexpectedField`` otherwise, identity keys included), each converted by its own rule.
-* sequences and mappings: at most :data:`ITEMS_MAX` items, each converted.
-* ``Mapping[str, Any]`` (options, payloads): JSON data nested at most :data:`JSON_DEPTH_MAX`
-  levels and at most :data:`JSON_BYTES_MAX` bytes as JSON.
+* sequences and mappings: at most :data:`._values.ITEMS_MAX` items, each converted.
+* ``Mapping[str, Any]`` (options, payloads): JSON data nested at most :data:`._values.JSON_DEPTH_MAX`
+  levels and at most :data:`._values.JSON_BYTES_MAX` bytes as JSON.
 
 Everything is refused before any store is touched, so every store refuses the same input the
 same way.
@@ -31,8 +31,6 @@ from __future__ import annotations
 import collections.abc as abc
 import enum
 import itertools
-import json
-import math
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -43,42 +41,39 @@ import attrs
 
 from slotwise.errors import (
     FieldRequired,
-    FieldTooLong,
-    InvalidChoice,
     InvalidFormat,
-    NaiveDatetime,
     OutOfRange,
     SlotwiseError,
     UnexpectedField,
 )
-from slotwise.model._checks import check_date_bounds, check_instant_bounds
+
+from ._values import (
+    ITEMS_MAX,
+    Converter,
+    WrongKind,
+    anything,
+    aware_datetime,
+    boolean,
+    enum_of,
+    identifier,
+    instance_of,
+    integer,
+    json_object,
+    literal_of,
+    none,
+    number,
+    plain_date,
+    text,
+)
 
 __all__ = [
     "IDENTITY_FIELDS",
-    "ID_MAX",
-    "INT_LIMIT",
-    "ITEMS_MAX",
-    "JSON_BYTES_MAX",
-    "JSON_DEPTH_MAX",
-    "TEXT_MAX",
     "Converter",
-    "WrongKind",
     "converter",
     "id_mode",
     "required_keys",
     "stripped",
 ]
-
-INT_LIMIT: Final = 2**53
-"""Largest magnitude of an integer (what a JSON number holds exactly; decision 36)."""
-TEXT_MAX: Final = 65_536
-"""Longest string of any argument; the model's fields have their own, smaller limits."""
-ID_MAX: Final = 255
-"""Longest id (what a SQL store's key column holds)."""
-ITEMS_MAX: Final = 1_000
-"""Most items of one sequence or mapping argument."""
-JSON_DEPTH_MAX: Final = 32
-JSON_BYTES_MAX: Final = 65_536
 
 IDENTITY_FIELDS: Final = frozenset(
     {
@@ -96,22 +91,8 @@ IDENTITY_FIELDS: Final = frozenset(
 )
 """Fields no update changes: identity, placement and bookkeeping (decision 35)."""
 
-Converter = Callable[[Any, str], Any]
-"""``convert(value, field)``: the accepted value, or a ``ValidationError`` naming *field*."""
 
 Mode = Literal["text", "id", "ids"]
-
-
-class WrongKind(Exception):
-    """
-    The value is not of the declared kind at all (internal to the boundary).
-
-    A union tries its next member on it; anywhere else it becomes ``InvalidFormat``.
-    """
-
-    def __init__(self, expected: str) -> None:
-        super().__init__(expected)
-        self.expected = expected
 
 
 def id_mode(name: str) -> Mode:
@@ -184,16 +165,16 @@ _MAPPINGS: Final = {abc.Mapping, dict}
 
 def _build(hint: Any, mode: Mode) -> Converter:
     if hint is Any or hint is object or isinstance(hint, typing.TypeVar):
-        return _anything
+        return anything
     if hint is None or hint is types.NoneType:
-        return _none
+        return none
     origin = get_origin(hint)
     if origin is typing.Annotated:
         return _compile(get_args(hint)[0], mode)
     if origin is Union or origin is types.UnionType:
         return _union(get_args(hint), mode)
     if origin is Literal:
-        return _literal(get_args(hint))
+        return literal_of(get_args(hint))
     if origin in _SEQUENCES:
         return _sequence(origin, get_args(hint), mode)
     if origin in _MAPPINGS:
@@ -205,148 +186,28 @@ def _build(hint: Any, mode: Mode) -> Converter:
 
 def _of_class(hint: type, mode: Mode) -> Converter:
     if hint is bool:
-        return _bool
+        return boolean
     if hint is int:
-        return _int
+        return integer
     if hint is float:
-        return _float
+        return number
     if hint is str:
-        return _id if mode == "id" else _text
+        return identifier if mode == "id" else text
     if hint is datetime:
-        return _datetime
+        return aware_datetime
     if hint is date:
-        return _date
+        return plain_date
     if issubclass(hint, enum.Enum):
-        return _enum(hint)
+        return enum_of(hint)
     if attrs.has(hint):
         return _record(hint)
     if typing.is_typeddict(hint):
         return _typed_dict(hint)
     if issubclass(hint, dict):  # FrozenJSON and plain dicts: JSON objects
-        return _json_object
+        return json_object
     if getattr(hint, "_is_protocol", False):
-        return _anything  # a host's plugin object: structural, nothing to check here
-    return _instance(hint)
-
-
-# -- leaves ----------------------------------------------------------------------------------
-
-
-def _anything(value: Any, _field: str) -> Any:
-    return value
-
-
-def _none(value: Any, _field: str) -> Any:
-    if value is not None:
-        raise WrongKind("None")
-    return None
-
-
-def _bool(value: Any, _field: str) -> bool:
-    if not isinstance(value, bool):
-        raise WrongKind("true or false")
-    return value
-
-
-def _int(value: Any, field: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise WrongKind("an integer")
-    if not -INT_LIMIT <= value <= INT_LIMIT:
-        raise OutOfRange(field=field, allowed=f"within +-{INT_LIMIT}", requested=value)
-    # An int subclass (an IntEnum, say) is stored as the plain number it stands for.
-    return value if type(value) is int else int.__index__(value)
-
-
-def _float(value: Any, field: str) -> float | int:
-    if not isinstance(value, int | float) or isinstance(value, bool):
-        raise WrongKind("a number")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise InvalidFormat(field=field, expected="a finite number", value=value)
-    if not -INT_LIMIT <= value <= INT_LIMIT:
-        raise OutOfRange(field=field, allowed=f"within +-{INT_LIMIT}", requested=value)
-    return value
-
-
-def _checked_text(value: Any, field: str, *, limit: int, expected: str) -> str:
-    if not isinstance(value, str):
-        raise WrongKind(expected)
-    if len(value) > limit:
-        raise FieldTooLong(field=field, limit=limit, requested=len(value))
-    text = value if type(value) is str else str.__str__(value)
-    if "\x00" in text:
-        raise InvalidFormat(field=field, expected="text without NUL characters", value=text)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidFormat(
-            field=field, expected="valid Unicode text (no lone surrogates)", value=text
-        ) from None
-    return text
-
-
-def _text(value: Any, field: str) -> str:
-    return _checked_text(value, field, limit=TEXT_MAX, expected="a string")
-
-
-def _id(value: Any, field: str) -> str:
-    text = _checked_text(value, field, limit=ID_MAX, expected="an id (a non-empty string)")
-    if not text:
-        raise InvalidFormat(field=field, expected="an id (a non-empty string)", value=text)
-    return text
-
-
-def _date(value: Any, field: str) -> date:
-    if not isinstance(value, date) or isinstance(value, datetime):
-        raise WrongKind("a date")
-    return check_date_bounds(value, field=field)
-
-
-def _datetime(value: Any, field: str) -> datetime:
-    if not isinstance(value, datetime):
-        raise WrongKind("an aware datetime")
-    try:
-        offset = value.utcoffset()
-    except Exception as exc:  # a tzinfo that cannot answer is no zone at all
-        raise InvalidFormat(field=field, expected="an aware datetime", value=value) from exc
-    if offset is None:
-        raise NaiveDatetime(field=field)
-    return check_instant_bounds(value, field=field)
-
-
-def _enum(kind: type[enum.Enum]) -> Converter:
-    allowed = tuple(member.value for member in kind)
-
-    def convert(value: Any, field: str) -> enum.Enum:
-        if isinstance(value, kind):
-            return value
-        if isinstance(value, bool) or not isinstance(value, str | int):
-            raise InvalidChoice(field=field, allowed=allowed, requested=value)
-        try:
-            return kind(value)
-        except ValueError:
-            raise InvalidChoice(field=field, allowed=allowed, requested=value) from None
-
-    return convert
-
-
-def _literal(choices: tuple[Any, ...]) -> Converter:
-    def convert(value: Any, field: str) -> Any:
-        for choice in choices:
-            # True == 1 in Python; a Literal["IN"] or Literal[1] takes only its own kind.
-            if type(value) is type(choice) and value == choice:
-                return choice
-        raise InvalidChoice(field=field, allowed=choices, requested=value)
-
-    return convert
-
-
-def _instance(kind: type) -> Converter:
-    def convert(value: Any, _field: str) -> Any:
-        if not isinstance(value, kind):
-            raise WrongKind(f"a {kind.__name__}")
-        return value
-
-    return convert
+        return anything  # a host's plugin object: structural, nothing to check here
+    return instance_of(hint)
 
 
 # -- compounds ------------------------------------------------------------------------------
@@ -427,7 +288,7 @@ def _fixed_tuple(items: tuple[Converter, ...]) -> Converter:
 def _mapping(args: tuple[Any, ...], mode: Mode) -> Converter:
     key_hint, value_hint = args if args else (str, Any)
     if value_hint is Any or value_hint is object:
-        return _json_object
+        return json_object
     convert_key = _compile(key_hint, "text")
     convert_value = _compile(value_hint, mode)
 
@@ -537,9 +398,9 @@ def _plain(value: Any, field: str, expected: str) -> Any:
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, str):
-        return _text(value, field)
+        return text(value, field)
     if isinstance(value, int | float):
-        return _float(value, field)
+        return number(value, field)
     if isinstance(value, list | tuple | set | frozenset):
         if len(value) > ITEMS_MAX:
             _too_many(field, len(value))
@@ -593,66 +454,3 @@ def _key_name(key: object) -> str:
 def _shown_key(key: object) -> str:
     text = repr(key) if not isinstance(key, str) else repr(key[:40])
     return text if len(text) <= 60 else text[:57] + "..."
-
-
-# -- JSON data ------------------------------------------------------------------------------
-
-
-def _json_object(value: Any, field: str) -> Any:
-    if not isinstance(value, Mapping):
-        raise WrongKind("a mapping of JSON data")
-    _check_json(value, field)
-    return value
-
-
-def _check_json(value: Any, field: str) -> None:
-    """
-    Refuse what is not JSON data within decision 36's bounds.
-
-    The walk keeps its own stack, so a value nested a thousand levels deep is refused rather
-    than exhausting Python's recursion limit, and it stops as soon as the value is certainly
-    too large, so a 20 MB value costs no more than the first 64 KiB of it.
-    """
-    budget = JSON_BYTES_MAX
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        budget -= 1
-        if isinstance(item, Mapping | list | tuple):
-            if depth > JSON_DEPTH_MAX:
-                raise OutOfRange(
-                    field=field,
-                    allowed=f"JSON nested at most {JSON_DEPTH_MAX} levels deep",
-                    requested=f"more than {JSON_DEPTH_MAX} levels",
-                )
-            if isinstance(item, Mapping):
-                for key in item:
-                    if not isinstance(key, str):
-                        raise InvalidFormat(field=field, expected="string keys", value=key)
-                    budget -= len(_checked_text(key, field, limit=TEXT_MAX, expected="text"))
-                stack.extend((child, depth + 1) for child in item.values())
-            else:
-                stack.extend((child, depth + 1) for child in item)
-        elif isinstance(item, str):
-            budget -= len(_checked_text(item, field, limit=TEXT_MAX, expected="text"))
-        elif isinstance(item, bool) or item is None:
-            pass
-        elif isinstance(item, int | float):
-            _float(item, field)
-        else:
-            raise InvalidFormat(
-                field=field,
-                expected="JSON data (objects, arrays, strings, numbers, booleans, null)",
-                value=item,
-            )
-        if budget < 0:
-            _too_large(field, f"more than {JSON_BYTES_MAX} bytes")
-    size = len(json.dumps(value, default=dict, ensure_ascii=False).encode("utf-8"))
-    if size > JSON_BYTES_MAX:
-        _too_large(field, f"{size} bytes")
-
-
-def _too_large(field: str, requested: str) -> NoReturn:
-    raise OutOfRange(
-        field=field, allowed=f"at most {JSON_BYTES_MAX} bytes as JSON", requested=requested
-    )
