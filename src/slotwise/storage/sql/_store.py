@@ -7,72 +7,39 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import (
     URL,
     Connection,
     Engine,
-    Table,
-    and_,
-    bindparam,
     create_engine,
-    delete,
     func,
     insert,
     inspect,
     make_url,
-    or_,
     select,
     update,
 )
 
-from slotwise._time import ensure_aware
 from slotwise.errors import (
     ConflictError,
-    DuplicateRecord,
-    FieldTooLong,
-    NotFound,
     OutOfRange,
     SlotwiseError,
     StoreError,
 )
-from slotwise.model import (
-    Allocation,
-    Appointment,
-    AuditEntry,
-    Block,
-    Customer,
-    OutboxEvent,
-    QueuedReminder,
-    Record,
-)
-from slotwise.storage.protocol import R
 
-from ._codec import decode, encode
 from ._dialects import Dialect, dialect_for
 from ._schema import (
-    KEY_LENGTH,
-    RECORD_TABLES,
     SCHEMA_VERSION,
-    Instant,
-    appointment_resources,
     counters,
-    email_key,
-    lookup_key,
     metadata,
-    record_values,
     schema_version,
-    spans,
 )
+from ._units import SQLReader, SQLTransaction
 from ._upgrades import UPGRADES
 
 __all__ = ["SQLStore"]
-
-_MICROSECOND = timedelta(microseconds=1)
-_EARLIEST = datetime(1, 1, 1, tzinfo=UTC)
-_KEY_FIELDS = ("id", "company_id", "location_id", "target_id", "customer_id", "appointment_id")
 
 
 class SQLStore:
@@ -191,7 +158,7 @@ class SQLStore:
     # -- the protocol ----------------------------------------------------------------------
 
     @contextmanager
-    def read(self) -> Iterator[_SQLReader]:
+    def read(self) -> Iterator[SQLReader]:
         """Yield a reader on one snapshot (a read-only transaction)."""
         conn = self._connect(self._dialect.read_options(), "opening a read")
         try:
@@ -199,13 +166,13 @@ class SQLStore:
                 self._dialect.begin_read(conn)
             except Exception as error:
                 raise self._dialect.translate(error, "beginning a read") from error
-            yield _SQLReader(self, conn)
+            yield SQLReader(self, conn)
         finally:
             self._abandon(conn)
             conn.close()
 
     @contextmanager
-    def transaction(self, *, locks: Collection[str] = ()) -> Iterator[_SQLTransaction]:
+    def transaction(self, *, locks: Collection[str] = ()) -> Iterator[SQLTransaction]:
         """Run one unit of work holding *locks*; commit on normal exit, roll back otherwise."""
         if getattr(self._local, "active", False):
             raise StoreError("SQLStore does not support nested units of work on one thread")
@@ -222,7 +189,7 @@ class SQLStore:
                 conn = self._connect(self._dialect.write_options(), "opening a unit of work")
                 try:
                     self._begin(conn, names)
-                    tx = _SQLTransaction(self, conn)
+                    tx = SQLTransaction(self, conn)
                     try:
                         yield tx
                     except BaseException:
@@ -268,7 +235,7 @@ class SQLStore:
                     raise failure from error
         raise ConflictError(f"{self._dialect.name} store could not take the locks {names}")
 
-    def _commit(self, conn: Connection, tx: _SQLTransaction) -> None:
+    def _commit(self, conn: Connection, tx: SQLTransaction) -> None:
         failure = tx._failure
         if failure is not None:
             # A statement failed and the caller went on: the database may already have
@@ -285,7 +252,7 @@ class SQLStore:
         for key, length in tx._new_spans:
             self._known_spans[key] = max(length, self._known_spans.get(key, 0))
 
-    def _rollback(self, conn: Connection, tx: _SQLTransaction) -> None:
+    def _rollback(self, conn: Connection, tx: SQLTransaction) -> None:
         try:
             self._dialect.rollback(conn, drawn=tx._drawn)
         except Exception:
@@ -378,446 +345,3 @@ def _check_sqlite_file(url: URL) -> None:
             "SQLStore needs a SQLite database file (each pooled connection would get its own "
             "in-memory database); use MemoryStore for an in-memory store"
         )
-
-
-def _check_limit(limit: int) -> None:
-    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
-        raise OutOfRange(field="limit", allowed="at least 1", requested=limit)
-
-
-def _minus(instant: datetime, microseconds: int) -> datetime:
-    try:
-        return instant - microseconds * _MICROSECOND
-    except OverflowError:
-        return _EARLIEST
-
-
-def _by_id(table: Table) -> Any:
-    return table.c.id == bindparam("record_id")
-
-
-def _build_statements(kind: type[Any]) -> dict[str, Any]:
-    """Statements of one record table, built once and run with parameters (cache-friendly)."""
-    table = RECORD_TABLES[kind]
-    doc = select(table.c.doc)
-    built: dict[str, Any] = {
-        "get": doc.where(_by_id(table)),
-        "update": update(table).where(_by_id(table)),
-        "delete": delete(table).where(_by_id(table)),
-    }
-    for company in (False, True):
-        for location in (False, True) if "location_id" in table.c else (False,):
-            statement = doc
-            if company:
-                statement = statement.where(table.c.company_id == bindparam("company_id"))
-            if location:
-                statement = statement.where(table.c.location_id == bindparam("location_id"))
-            built[f"find{int(company)}{int(location)}"] = statement.order_by(table.c.seq)
-    for column in ("appointment_id", "customer_id"):
-        if column in table.c:
-            built[column] = doc.where(table.c[column] == bindparam(column)).order_by(table.c.seq)
-    if "target_id" in table.c:
-        built["touching"] = doc.where(
-            table.c.target_id.in_(bindparam("targets", expanding=True)),
-            table.c.start_date <= bindparam("last"),
-            table.c.end_date >= bindparam("first"),
-        ).order_by(table.c.seq)
-    return built
-
-
-def _feed(column: Any, company: bool, located: bool, condition: Any) -> Any:
-    """
-    The statement of a feed: rows meeting *condition*, by *column* then id, up to a limit.
-
-    With *located*, only rows whose ``location_id`` is one of the bound ``location_ids``: the
-    filter is part of the read (decision 37), so the limit counts rows the caller may see.
-    """
-    table = column.table
-    statement = select(table.c.doc).where(condition)
-    if company:
-        statement = statement.where(table.c.company_id == bindparam("company_id"))
-    if located:
-        statement = statement.where(
-            table.c.location_id.in_(bindparam("location_ids", expanding=True))
-        )
-    return statement.order_by(column, table.c.id).limit(bindparam("limit"))
-
-
-_STATEMENTS = {kind: _build_statements(kind) for kind in RECORD_TABLES}
-_APPOINTMENTS = RECORD_TABLES[Appointment]
-_REMINDERS = RECORD_TABLES[QueuedReminder]
-_EVENTS = RECORD_TABLES[OutboxEvent]
-_CUSTOMERS = RECORD_TABLES[Customer]
-_LINK = appointment_resources
-
-_LONGEST = (
-    select(spans.c.scope_id, func.max(spans.c.length))
-    .where(
-        spans.c.scope == bindparam("scope"),
-        spans.c.scope_id.in_(bindparam("scope_ids", expanding=True)),
-    )
-    .group_by(spans.c.scope_id)
-)
-_AT_LOCATION = (
-    select(_APPOINTMENTS.c.doc)
-    .where(
-        _APPOINTMENTS.c.location_id == bindparam("location_id"),
-        _APPOINTMENTS.c.start_at >= bindparam("earliest", type_=Instant()),
-        _APPOINTMENTS.c.start_at < bindparam("end", type_=Instant()),
-        _APPOINTMENTS.c.end_at > bindparam("start", type_=Instant()),
-    )
-    .order_by(_APPOINTMENTS.c.start_at, _APPOINTMENTS.c.id)
-)
-_BY_KEY = (
-    select(_APPOINTMENTS.c.doc)
-    .where(
-        _APPOINTMENTS.c.company_id == bindparam("company_id"),
-        _APPOINTMENTS.c.idempotency_key == bindparam("key"),
-    )
-    .order_by(_APPOINTMENTS.c.seq)
-)
-_BY_EMAIL = (
-    select(_CUSTOMERS.c.doc)
-    .where(
-        _CUSTOMERS.c.company_id == bindparam("company_id"),
-        _CUSTOMERS.c.email_key == bindparam("key"),
-    )
-    .order_by(_CUSTOMERS.c.seq)
-)
-_FEEDS: dict[tuple[str, bool, bool], Any] = {
-    (name, company, located): _feed(column, company, located, condition)
-    for name, column, condition in (
-        (
-            "holds",
-            _APPOINTMENTS.c.hold_until,
-            _APPOINTMENTS.c.hold_until <= bindparam("upto", type_=Instant()),
-        ),
-        ("events", _EVENTS.c.undelivered, _EVENTS.c.undelivered.is_not(None)),
-        (
-            "reminders",
-            _REMINDERS.c.unsent_due,
-            _REMINDERS.c.unsent_due <= bindparam("upto", type_=Instant()),
-        ),
-    )
-    for company in (False, True)
-    for located in (False, True)
-}
-_UNLINK = delete(_LINK).where(_LINK.c.appointment_id == bindparam("record_id"))
-_LINK_ROWS = insert(_LINK)
-
-
-class _SQLReader:
-    """The protocol's reads, as SQL on one connection."""
-
-    def __init__(self, store: SQLStore, conn: Connection) -> None:
-        self._store = store
-        self._conn = conn
-        self._failure: StoreError | None = None
-
-    def _rows(self, statement: Any, parameters: dict[str, Any] | None = None) -> Sequence[Any]:
-        try:
-            return self._conn.execute(statement, parameters).all()
-        except Exception as error:
-            raise self._failed(error, "reading") from error
-
-    def _failed(self, error: Exception, doing: str) -> StoreError:
-        failure = self._store._dialect.translate(error, doing)
-        if self._failure is None:
-            self._failure = failure
-        return failure
-
-    def _records(
-        self, kind: type[R], statement: Any, parameters: dict[str, Any] | None = None
-    ) -> list[R]:
-        return [decode(kind, row[0]) for row in self._rows(statement, parameters)]
-
-    def _statements(self, kind: type[Any]) -> dict[str, Any]:
-        statements = _STATEMENTS.get(kind)
-        if statements is None:
-            raise StoreError(f"{kind.__name__} is not a record kind slotwise stores")
-        return statements
-
-    def get(self, kind: type[R], record_id: str, /) -> R | None:
-        statement = self._statements(kind)["get"]
-        found = self._records(kind, statement, {"record_id": record_id})
-        return found[0] if found else None
-
-    def find(
-        self, kind: type[R], /, *, company_id: str | None, location_id: str | None = None
-    ) -> list[R]:
-        statements = self._statements(kind)
-        if location_id is not None and "find01" not in statements:
-            raise StoreError(f"{kind.__name__} records have no location_id to filter on")
-        key = f"find{int(company_id is not None)}{int(location_id is not None)}"
-        parameters = {"company_id": company_id, "location_id": location_id}
-        return self._records(kind, statements[key], parameters)
-
-    def blocks_touching(
-        self, *, target_ids: Collection[str], first: date, last: date
-    ) -> list[Block]:
-        return self._windows_touching(Block, target_ids, first, last)
-
-    def allocations_touching(
-        self, *, target_ids: Collection[str], first: date, last: date
-    ) -> list[Allocation]:
-        return self._windows_touching(Allocation, target_ids, first, last)
-
-    def _windows_touching(
-        self, kind: type[R], target_ids: Collection[str], first: date, last: date
-    ) -> list[R]:
-        targets = sorted(set(target_ids))
-        if not targets:
-            return []
-        parameters = {"targets": targets, "first": first, "last": last}
-        return self._records(kind, _STATEMENTS[kind]["touching"], parameters)
-
-    def appointments_overlapping(
-        self,
-        *,
-        location_id: str,
-        resource_ids: Collection[str] | None,
-        start: datetime,
-        end: datetime,
-    ) -> list[Appointment]:
-        ensure_aware(start, field="start")
-        ensure_aware(end, field="end")
-        if resource_ids is None:
-            scope, scope_ids = "location", [location_id]
-        else:
-            scope, scope_ids = "resource", sorted(set(resource_ids))
-            if not scope_ids:
-                return []
-        longest = {
-            row[0]: int(row[1])
-            for row in self._rows(_LONGEST, {"scope": scope, "scope_ids": scope_ids})
-        }
-        if not longest:
-            return []  # no appointment was ever stored there
-        # An appointment overlapping [start, end) starts in [start - longest, end): an index
-        # range read whose cost does not grow with the history before it.
-        if resource_ids is None:
-            parameters = {
-                "location_id": location_id,
-                "earliest": _minus(start, longest[location_id]),
-                "start": start,
-                "end": end,
-            }
-            return self._records(Appointment, _AT_LOCATION, parameters)
-        ranges = [
-            and_(
-                _LINK.c.resource_id == resource_id,
-                _LINK.c.start_at >= _minus(start, length),
-                _LINK.c.start_at < end,
-            )
-            for resource_id, length in sorted(longest.items())
-        ]
-        # A derived table joined on the unique id, not "id IN (subquery)": SQLite would scan
-        # the location's whole history and test each id against the list.
-        taking = (
-            select(_LINK.c.appointment_id)
-            .where(or_(*ranges), _LINK.c.end_at > start)
-            .distinct()
-            .subquery()
-        )
-        statement = (
-            select(_APPOINTMENTS.c.doc)
-            .join_from(taking, _APPOINTMENTS, _APPOINTMENTS.c.id == taking.c.appointment_id)
-            .where(_APPOINTMENTS.c.location_id == location_id)
-            .order_by(_APPOINTMENTS.c.start_at, _APPOINTMENTS.c.id)
-        )
-        return self._records(Appointment, statement)
-
-    def appointment_by_idempotency_key(self, company_id: str, key: str) -> Appointment | None:
-        parameters = {"company_id": company_id, "key": lookup_key(key)}
-        # The column holds a digest of a long key: the record's own key decides.
-        for record in self._records(Appointment, _BY_KEY, parameters):
-            if record.idempotency_key == key:
-                return record
-        return None
-
-    def customer_by_email(self, company_id: str, email: str) -> Customer | None:
-        folded = email.strip().casefold()
-        parameters = {"company_id": company_id, "key": email_key(email)}
-        for record in self._records(Customer, _BY_EMAIL, parameters):
-            if record.email is not None and record.email.strip().casefold() == folded:
-                return record
-        return None
-
-    def appointments_of_customer(self, customer_id: str) -> list[Appointment]:
-        statement = _STATEMENTS[Appointment]["customer_id"]
-        return self._records(Appointment, statement, {"customer_id": customer_id})
-
-    def expired_holds(
-        self,
-        *,
-        company_id: str | None,
-        location_ids: Collection[str] | None = None,
-        now: datetime,
-        limit: int,
-    ) -> list[Appointment]:
-        _check_limit(limit)
-        ensure_aware(now, field="now")
-        return self._feed(Appointment, "holds", company_id, location_ids, limit, upto=now)
-
-    def undelivered_events(
-        self,
-        *,
-        company_id: str | None,
-        location_ids: Collection[str] | None = None,
-        limit: int,
-    ) -> list[OutboxEvent]:
-        _check_limit(limit)
-        return self._feed(OutboxEvent, "events", company_id, location_ids, limit)
-
-    def reminders_due(
-        self,
-        *,
-        company_id: str | None,
-        location_ids: Collection[str] | None = None,
-        before: datetime,
-        limit: int,
-    ) -> list[QueuedReminder]:
-        _check_limit(limit)
-        ensure_aware(before, field="before")
-        return self._feed(QueuedReminder, "reminders", company_id, location_ids, limit, upto=before)
-
-    def _feed(
-        self,
-        kind: type[R],
-        name: str,
-        company_id: str | None,
-        location_ids: Collection[str] | None,
-        limit: int,
-        **upto: Any,
-    ) -> list[R]:
-        parameters: dict[str, Any] = {"company_id": company_id, "limit": limit, **upto}
-        if location_ids is not None:
-            places = sorted(set(location_ids))
-            if not places:
-                return []
-            parameters["location_ids"] = places
-        statement = _FEEDS[(name, company_id is not None, location_ids is not None)]
-        return self._records(kind, statement, parameters)
-
-    def reminders_of(self, appointment_id: str) -> list[QueuedReminder]:
-        return self._children(QueuedReminder, appointment_id)
-
-    def audit_of(self, appointment_id: str) -> list[AuditEntry]:
-        return self._children(AuditEntry, appointment_id)
-
-    def _children(self, kind: type[R], appointment_id: str) -> list[R]:
-        statement = _STATEMENTS[kind]["appointment_id"]
-        return self._records(kind, statement, {"appointment_id": appointment_id})
-
-
-class _SQLTransaction(_SQLReader):
-    """The protocol's writes; every write checks before it changes anything."""
-
-    def __init__(self, store: SQLStore, conn: Connection) -> None:
-        super().__init__(store, conn)
-        self._drawn: int | None = None
-        self._new_spans: list[tuple[tuple[str, str], int]] = []
-
-    def _execute(self, statement: Any, parameters: Any = None) -> Any:
-        try:
-            return self._conn.execute(statement, parameters)
-        except Exception as error:
-            raise self._failed(error, "writing") from error
-
-    def insert(self, record: Record, /) -> None:
-        kind = type(record)
-        self._statements(kind)
-        values = self._values(record)
-        try:
-            inserted = self._store._dialect.insert_record(self._conn, RECORD_TABLES[kind], values)
-        except Exception as error:
-            raise self._failed(error, "writing") from error
-        if not inserted:
-            raise DuplicateRecord(kind=kind.__name__, field="id", value=record.id)
-        if isinstance(record, Appointment):
-            self._link(record, replace=False)
-
-    def update(self, record: Record, /) -> None:
-        kind = type(record)
-        statement = self._statements(kind)["update"]
-        values = self._values(record)
-        values["record_id"] = values.pop("id")
-        if self._execute(statement, values).rowcount == 0:
-            raise NotFound(kind=kind.__name__, record_id=record.id)
-        if isinstance(record, Appointment):
-            self._link(record, replace=True)
-
-    def delete(self, kind: type[Record], record_id: str, /) -> None:
-        statement = self._statements(kind)["delete"]
-        if self._execute(statement, {"record_id": record_id}).rowcount == 0:
-            raise NotFound(kind=kind.__name__, record_id=record_id)
-        if kind is Appointment:
-            self._execute(_UNLINK, {"record_id": record_id})
-
-    def next_sequence(self) -> int:
-        try:
-            number = self._store._dialect.next_sequence(self._conn)
-        except Exception as error:
-            raise self._failed(error, "drawing a sequence number") from error
-        self._drawn = number if self._drawn is None else max(self._drawn, number)
-        return number
-
-    def _values(self, record: Record) -> dict[str, Any]:
-        """Return the row of *record*, refusing what the columns cannot hold."""
-        try:
-            document = encode(record)
-            document.encode("utf-8")
-        except (TypeError, ValueError) as error:
-            # A lone surrogate (no UTF-8 database can hold it; the driver would raise), or a
-            # value JSON cannot write.
-            raise StoreError(
-                f"{type(record).__name__} {record.id!r} cannot be stored: {error}"
-            ) from error
-        values = record_values(record, document)
-        for field in _KEY_FIELDS:
-            value = values.get(field)
-            if isinstance(value, str) and len(value) > KEY_LENGTH:
-                raise FieldTooLong(field=field, limit=KEY_LENGTH, requested=len(value))
-        if isinstance(record, Appointment):
-            for resource_id in record.resource_ids:
-                if len(resource_id) > KEY_LENGTH:
-                    raise FieldTooLong(
-                        field="resource_ids", limit=KEY_LENGTH, requested=len(resource_id)
-                    )
-        return values
-
-    def _link(self, record: Appointment, *, replace: bool) -> None:
-        """Write the appointment's resource rows and grow the span bounds it exceeds."""
-        if replace:
-            self._execute(_UNLINK, {"record_id": record.id})
-        resources = sorted(set(record.resource_ids))
-        if resources:
-            rows = [
-                {
-                    "appointment_id": record.id,
-                    "resource_id": resource_id,
-                    "start_at": record.start,
-                    "end_at": record.end,
-                }
-                for resource_id in resources
-            ]
-            self._execute(_LINK_ROWS, rows)
-        length = (record.end - record.start) // _MICROSECOND
-        known = self._store._known_spans
-        needed = [
-            key
-            for key in [("location", record.location_id)]
-            + [("resource", resource_id) for resource_id in resources]
-            if known.get(key, -1) < length
-        ]
-        if not needed:
-            return
-        rows = [
-            {"scope": scope, "scope_id": scope_id, "length": length}
-            for scope, scope_id in sorted(needed)
-        ]
-        try:
-            self._store._dialect.insert_ignoring_duplicates(self._conn, spans, rows)
-        except Exception as error:
-            raise self._failed(error, "writing") from error
-        self._new_spans += [(key, length) for key in needed]
