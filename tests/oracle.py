@@ -603,6 +603,10 @@ def _candidates(business: Business, query: AvailabilityQuery) -> list[Resource]:
     return found
 
 
+OTHER_SERVICE = 10**9
+"""The load of a minute held by an appointment of another service (decision 8a)."""
+
+
 def _loads(
     business: Business, resource: Resource, now: datetime
 ) -> tuple[dict[int, int], dict[int, int]]:
@@ -614,12 +618,15 @@ def _loads(
     for appointment in business.appointments:
         if resource.id not in appointment.resource_ids or not is_active(appointment, now):
             continue
-        # Decision 7: an appointment occupies [start, end + the padding of its own service);
-        # appointments of every service count against the resource (decision 8).
+        # Decision 7: an appointment occupies [start, end + the padding of its own service).
+        # Decision 8a: one of the searched service shares the limit; one of another service
+        # leaves no room at all (OTHER_SERVICE exceeds every limit and capacity).
         padding = paddings.get(appointment.service_id, 0)
+        own = appointment.service_id == business.service.id
+        weight, size = (1, appointment.group_size) if own else (OTHER_SERVICE, OTHER_SERVICE)
         for minute in range(minute_of(appointment.start), minute_of(appointment.end) + padding):
-            bookings[minute] = bookings.get(minute, 0) + 1
-            people[minute] = people.get(minute, 0) + appointment.group_size
+            bookings[minute] = bookings.get(minute, 0) + weight
+            people[minute] = people.get(minute, 0) + size
     return bookings, people
 
 
@@ -733,18 +740,21 @@ def oracle_reasons(
     Return, per candidate resource, each searched minute's first cause (decision 15) or None.
 
     None means the minute is free: no cause applies. Causes, checked in :data:`REASON_ORDER`:
-    ``TP`` before now + lead; ``BA`` after now + book-ahead (decision 11: a slot starting exactly
-    at the horizon is offered, so its minute is not beyond it); ``HO`` a holiday; ``CL`` outside
+    ``TP`` before now + lead; ``BA`` at or after the horizon + the duration (decision 11: a slot
+    starting exactly at the horizon is offered, so none of its minutes is beyond it, decision
+    15); ``HO`` a holiday; ``CL`` outside
     business hours (unless the resource ignores them); ``SH`` outside service hours; ``AL`` outside
     the event service's allocations, or outside the allocations of a resource without recurring
     availability; ``RH`` outside the resource's weekly hours; ``CB``/``SB``/``RB`` inside a block;
-    ``BK`` the active appointments occupying the minute leave no booking or no person of room under
+    ``BK`` an appointment of another service occupies the minute (decision 8a), or the active
+    appointments of the service occupying it leave no booking or no person of room under
     the limit of a one-minute slot there; ``DL`` the day is capped.
     """
     world = _world(business, query, now)
     window = booking_window(business)
     earliest = now + timedelta(minutes=window.book_in_advance_mins)
     latest = book_ahead_end(window, now)
+    beyond = latest.replace(second=0, microsecond=0) + timedelta(minutes=business.service.duration)
     clock = world.location_clock
     result: dict[str, dict[datetime, Reason | None]] = {}
     for resource in _candidates(business, query):
@@ -763,7 +773,8 @@ def oracle_reasons(
             # (cause, applies) in REASON_ORDER; the first that applies labels the minute.
             checks = (
                 (Reason.TIME_PAST, instant < earliest),
-                (Reason.BEYOND_BOOK_AHEAD, instant > latest),
+                # Decision 15: BA only where no slot starting by the horizon reaches.
+                (Reason.BEYOND_BOOK_AHEAD, instant >= beyond),
                 (Reason.HOLIDAY, minute in minutes.holidays),
                 (Reason.CLOSED, not ignores_hours and minute not in minutes.business_hours),
                 (Reason.OUTSIDE_SERVICE_HOURS, minute not in minutes.service_hours),

@@ -16,8 +16,8 @@ After every step:
 * the store's appointments equal the model's (same ids, order, status, times, resources, group,
   hold expiry, confirmation, customer details, reschedule link);
 * no resource is ever over its booking limit or capacity: at every instant, the active
-  appointments occupying it (``[start, end + padding)``) number at most the booking limit, and
-  their people fit the capacity of the service whose booking was checked last among them;
+  appointments occupying it (``[start, end + padding)``) are all of one service (decision 8a),
+  number at most the booking limit, and their people fit that service's capacity;
 * every status change seen in the store, and every audit entry, is a pair of the transition
   table, and each appointment's audit trail is exactly the model's;
 * the outbox holds one appointment event per transition that emits one (decision 27), in order,
@@ -258,15 +258,22 @@ class Model:
 
         Decisions 7-9: the candidate ``[start, start + duration + padding)`` against the active
         appointments occupying ``[start, end + their padding)``; offered when both are >= 1.
+        Decision 8a: an appointment of the other service leaves no room at all.
         """
         rule_ = SERVICES[service]
         low, high = start, start + DURATION + rule_.padding
-        spans = [
-            (a.start, a.end + SERVICES[a.service].padding, a.group)
+        occupying = [
+            a
             for a in self.appointments.values()
-            if a.id != exclude and resource in a.resources and a.active(self.now)
+            if a.id != exclude
+            and resource in a.resources
+            and a.active(self.now)
+            and a.start < high
+            and a.end + SERVICES[a.service].padding > low
         ]
-        spans = [span for span in spans if span[0] < high and span[1] > low]
+        if any(a.service != service for a in occupying):
+            return None
+        spans = [(a.start, a.end + SERVICES[a.service].padding, a.group) for a in occupying]
         points = {low} | {span[0] for span in spans if low <= span[0] < high}
         count = max((sum(1 for s, e, _ in spans if s <= p < e) for p in points), default=0)
         people = max((sum(g for s, e, g in spans if s <= p < e) for p in points), default=0)
@@ -1018,6 +1025,8 @@ class AppointmentMachine(RuleBasedStateMachine):
             ]
             for point in {span[0] for span in spans}:
                 here = [span for span in spans if span[0] <= point < span[1]]
+                # Decision 8a: a resource serves one service at a time.
+                assert len({span[4] for span in here}) == 1, (resource_id, point, here)
                 # The booking checked last saw all the others: its service's limits must hold.
                 last = max(here, key=lambda span: span[3])
                 people = sum(span[2] for span in here)

@@ -833,14 +833,26 @@ class TestUnavailable:
         )
 
     def test_beyond_book_ahead(self):
-        """Minutes after now + book-ahead are BA; the minute at the horizon may still start a slot."""
+        """BA starts where no slot starting by the horizon reaches: the horizon + the duration."""
         settings = LocationSettings(
             booking_window=BookingWindow(book_ahead_unit="days", book_ahead_value=7)
         )
 
-        assert [("CL", 0, 900, "r1"), ("BA", 1001, 2400, "r1")] == stretches(
+        assert [("CL", 0, 900, "r1"), ("BA", 1100, 2400, "r1")] == stretches(
             snapshot(settings=settings), now=at(1000) - timedelta(days=7)
         )
+
+    def test_slot_at_the_horizon_is_not_listed_unavailable(self):
+        """Decision 15: the slot offered at the horizon has none of its minutes labelled BA."""
+        settings = LocationSettings(
+            booking_window=BookingWindow(book_ahead_unit="days", book_ahead_value=7)
+        )
+        now = at(1000) - timedelta(days=7)
+        last = slots(snapshot(settings=settings), now=now)[-1]
+        unavailable = stretches(snapshot(settings=settings), now=now)
+
+        assert at(1000) == last.start
+        assert all(not (start < 1100 and end > 1000) for _, start, end, _ in unavailable)
 
     def test_block_reason_and_entity(self):
         """A block's stretch carries the block's reason text and id; neighbours stay apart."""

@@ -11,7 +11,8 @@ gives them. Blocks and allocations count only when they belong to the searched l
 deleted blocks never). Each minute m of it takes the **first** label that applies, in this order:
 
 ``TP``  m is before ``now`` + the lead time (book-in-advance);
-``BA``  m is after ``now`` + the book-ahead span (a slot may still start exactly there);
+``BA``  no slot starting by ``now`` + the book-ahead span reaches m (m is at or after that
+        horizon + the duration: a slot may still start exactly at the horizon, decision 15);
 ``HO``  D is one of the location's holidays;
 ``CL``  m is outside D's business hours (not checked when R has ``ignore_business_hours``);
 ``SH``  m is outside D's service hours;
@@ -22,9 +23,10 @@ deleted blocks never). Each minute m of it takes the **first** label that applie
 ``CB``/``SB``/``RB``  m is inside a live calendar / service / resource block on D (blocks in
         creation order; each block is its own cause);
 ``EB``  m is inside an external busy interval of R (slotwise's own code);
-``BK``  at m, the active appointments of R (each occupying ``[start, end + padding of its
-        service)``) number at least the booking limit at m, or their group sizes sum to at least
-        the capacity at m;
+``BK``  at m, an active appointment of R of another service occupies m (decision 8a: a
+        resource serves one service at a time), or the active appointments of R of the service
+        (each occupying ``[start, end + padding)``) number at least the booking limit at m, or
+        their group sizes sum to at least the capacity at m;
 ``DL``  R's daily limit for the service is reached on D;
 
 and is **free** otherwise. Unavailable times are the labelled minutes, merged into contiguous
@@ -179,6 +181,9 @@ def _label(reason: Reason, entity_type: str | None = None, entity_id: str | None
 
 _TP: Final = _label(Reason.TIME_PAST)
 _BA: Final = _label(Reason.BEYOND_BOOK_AHEAD)
+
+_FULL: Final = 1 << 30
+"""The load of an appointment of another service: more than any booking limit (decision 8a)."""
 _BK: Final = _label(Reason.FULLY_BOOKED)
 
 
@@ -585,6 +590,7 @@ class _Resource:
         "busy_ends",
         "busy_starts",
         "daily",
+        "daily_ids",
         "id",
         "ids",
         "ignore_business_hours",
@@ -598,6 +604,7 @@ class _Resource:
         "segment_ends",
         "segment_groups",
         "segment_starts",
+        "segment_weights",
         "zone_name",
     )
 
@@ -613,12 +620,14 @@ class _Resource:
         self.allocations: dict[date, list[_Window]] = {}
         self.own: list[Appointment] = []
         self.daily: dict[date, tuple[int, int]] | None = None
+        self.daily_ids: dict[date, list[str]] = {}
         self.load = 0
         self.profile = 0
         self.segment_starts: list[int] = []
         self.segment_ends: list[int] = []
         self.segment_counts: list[int] = []
         self.segment_groups: list[int] = []
+        self.segment_weights: list[int] = []
         self.busy_starts: list[int] = []
         self.busy_ends: list[int] = []
 
@@ -626,22 +635,25 @@ class _Resource:
         """
         Turn the occupations into disjoint constant-load segments.
 
-        ``_Calculator._appointments`` first appends each active appointment's ``[start, end)``
-        and group size to ``segment_starts``, ``segment_ends`` and ``segment_groups``.
+        ``_Calculator._appointments`` first appends each active appointment's ``[start, end)``,
+        group size and weight to ``segment_starts``, ``segment_ends``, ``segment_groups`` and
+        ``segment_weights``: 1 for an appointment of the searched service, :data:`_FULL` for
+        one of another service, which leaves no room at all (decision 8a).
         """
         starts, ends, groups = self.segment_starts, self.segment_ends, self.segment_groups
+        weights = self.segment_weights
         # The common case (one booking at a time, read in start order): each occupation ends
-        # before the next starts, so each is its own segment of load 1 (start < end always).
+        # before the next starts, so each is its own segment of its own weight (start < end).
         if all(map(operator.le, ends, itertools.islice(starts, 1, None))):
-            self.segment_counts = [1] * len(starts)
+            self.segment_counts = weights
             return
         changes: dict[int, list[int]] = {}
-        for start, end, group in zip(starts, ends, groups, strict=True):
+        for start, end, group, weight in zip(starts, ends, groups, weights, strict=True):
             first = changes.setdefault(start, [0, 0])
-            first[0] += 1
+            first[0] += weight
             first[1] += group
             last = changes.setdefault(end, [0, 0])
-            last[0] -= 1
+            last[0] -= weight
             last[1] -= group
         self.segment_starts, self.segment_ends = [], []
         self.segment_counts, self.segment_groups = [], []
@@ -704,11 +716,13 @@ class _Calculator:
             days = window.book_ahead_value * (7 if window.book_ahead_unit == "weeks" else 1)
             horizon = now + timedelta(days=days)
         # A slot may start at t when earliest <= t <= horizon (decision 11: "starting after" the
-        # horizon is refused). A minute is labelled TP when it starts before earliest and BA when
-        # it starts after the horizon, so labels and slot starts never disagree.
+        # horizon is refused). A minute is labelled TP when it starts before earliest, and BA
+        # when no slot starting by the horizon can hold it: from the latest start + duration on,
+        # so the minutes of a slot offered at the horizon are never listed unavailable
+        # (decision 15).
         self.earliest = _ceil_minute(earliest)
         self.latest = _floor_minute(horizon)
-        self.horizon = self.latest + 1
+        self.horizon = self.latest + self.duration
         self.now = now
         self.output = _Output(query, self.zone_name)
         self._profiles: dict[object, int] = {}
@@ -881,11 +895,15 @@ class _Calculator:
                 padding if own_service else paddings.get(appointment.service_id, 0)
             )
             group = appointment.group_size
+            # Decision 8a: a resource serves one service at a time; an appointment of another
+            # service leaves no room whatever the searched service's limit.
+            weight = 1 if own_service else _FULL
             in_range = start < range_end and end > range_start
             for res in holders:
                 res.segment_starts.append(start)
                 res.segment_ends.append(occupied_end)
                 res.segment_groups.append(group)
+                res.segment_weights.append(weight)
                 if in_range:
                     res.load += 1
                 if own_service:
@@ -908,6 +926,7 @@ class _Calculator:
                 if 0 <= position < len(dates) - 1:
                     count, total = daily.get(dates[position], (0, 0))
                     daily[dates[position]] = (count + 1, total + minutes)
+                    res.daily_ids.setdefault(dates[position], []).append(appointment.id)
             res.daily = daily
         return res.daily.get(day, (0, 0))
 
@@ -1331,7 +1350,12 @@ class _Calculator:
         """Return the day-availability element of one date (decision 14)."""
         record = self.day_record(day)
         available = bool(self.day_offers(record))
-        count = sum(self._daily(res, day)[0] for res in self.candidates)
+        # Decision 8a: appointment records, so a booking of several candidates counts once.
+        booked: set[str] = set()
+        for res in self.candidates:
+            self._daily(res, day)
+            booked.update(res.daily_ids.get(day, ()))
+        count = len(booked)
         limit = 0
         for res in self.candidates:
             if self.service.daily_booking_limit_count:
@@ -1340,21 +1364,30 @@ class _Calculator:
                 limit += sum(self._profile_day(record, res)[2])
         reason: str | None = None
         code: Reason | None = None
-        if record.holiday is not None:
+        # Decision 41: a day is closed only when no candidate has open time on it (a resource
+        # that ignores business hours opens a closed business day).
+        closed = record.closed and not (
+            available or any(self._opens(record, res) for res in self.candidates)
+        )
+        if record.holiday is not None and closed:
             code, reason = Reason.HOLIDAY, record.holiday.name or REASON_TEXTS[Reason.HOLIDAY]
-        elif record.closed:
+        elif closed:
             code, reason = Reason.CLOSED, REASON_TEXTS[Reason.CLOSED]
         elif not available:
             code, reason = self._main_reason(record)
         return Day(
             date=day,
             available=available,
-            closed=record.closed,
+            closed=closed,
             reason=reason,
             reason_code=code,
             booking_count=count,
             booking_limit=limit,
         )
+
+    def _opens(self, record: _DayRecord, res: _Resource) -> bool:
+        """Tell whether R has open time on the date (decision 5), booked or not."""
+        return bool(record.search) and bool(self._profile_day(record, res)[0])
 
     def _main_reason(self, record: _DayRecord) -> tuple[Reason | None, str | None]:
         """Return the cause covering most of an open day's business hours without slots."""
