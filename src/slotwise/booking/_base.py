@@ -1,0 +1,331 @@
+"""
+The ground every appointment operation stands on (a part of ``AppointmentOperations``): the unit
+of work that holds the locks of the resources it touches and grows them when it must, the
+principal's checks of the records a call names, and the audit entry and event of each change.
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Literal, TypeVar
+
+import attrs
+
+from slotwise._time import to_utc, zone
+from slotwise.availability.busy import BusyIntervals, NoBusyTime, fetch_busy_time
+from slotwise.availability.query import AvailabilityQuery
+from slotwise.availability.snapshot import (
+    appointment_range,
+    candidate_resources,
+)
+from slotwise.errors import (
+    ConflictError,
+    InvalidFormat,
+    InvalidReference,
+    NotFound,
+)
+from slotwise.model import (
+    Appointment,
+    AppointmentStatus,
+    AuditEntry,
+    Customer,
+    FieldValue,
+    Location,
+    Operation,
+    OutboxEvent,
+    Resource,
+    Service,
+    Trigger,
+)
+from slotwise.operations._context import Context
+from slotwise.operations.customers import (
+    split_name,
+)
+from slotwise.storage.outbox import append_event, appointment_payload
+from slotwise.storage.protocol import Reader, Transaction
+
+from .transitions import Outcome
+
+T = TypeVar("T")
+
+CompleteBooking = Literal["IN", "BK", "RS"]
+"""How far ``create`` takes a new appointment: a hold (``IN``), booked or reserved."""
+_CREATE_OPERATIONS: dict[str | None, Operation] = {
+    None: Operation.CREATE_HOLD,
+    "IN": Operation.CREATE_HOLD,
+    "BK": Operation.CREATE_BOOKED,
+    "RS": Operation.CREATE_RESERVED,
+}
+_BK = AppointmentStatus.BOOKED
+_RS = AppointmentStatus.RESERVED
+_IN = AppointmentStatus.INITIAL
+_RELOCK_ATTEMPTS = 5
+_KEY_MAX = 255
+FieldValues = Iterable[FieldValue | Mapping[str, str]]
+"""Booking-field values: ``FieldValue`` records or ``{"name": ..., "value": ...}`` mappings."""
+
+
+class _Relock(Exception):
+    """The unit of work needs locks it does not hold; it rolls back and runs again with them."""
+
+    def __init__(self, locks: Iterable[str]) -> None:
+        super().__init__("more locks needed")
+        self.locks = frozenset(locks)
+
+
+def _resource_lock(resource_id: str) -> str:
+    return f"resource:{resource_id}"
+
+
+def _require_resource_locks(resource_ids: Iterable[str], held: frozenset[str]) -> None:
+    """Raise ``_Relock`` unless the unit of work holds the lock of every one of *resource_ids*."""
+    needed = {_resource_lock(rid) for rid in resource_ids}
+    if not needed <= held:
+        raise _Relock(needed)
+
+
+def _idempotency_lock(company_id: str, key: str) -> str:
+    return f"idempotency:{company_id}:{key}"
+
+
+def _instant(value: object, *, field: str) -> datetime:
+    if not isinstance(value, datetime):
+        raise InvalidFormat(field=field, expected="an aware datetime", value=value)
+    return to_utc(value, field=field)
+
+
+def _named(resource_id: str | None, resource_ids: Sequence[str] | str | None) -> tuple[str, ...]:
+    """Return the resources a call names: ``resource_id`` first, then ``resource_ids``, once each."""
+    if isinstance(resource_ids, str):
+        # The spec sends resourceIds as one comma-separated string.
+        resource_ids = [part.strip() for part in resource_ids.split(",") if part.strip()]
+    named = [resource_id] if resource_id else []
+    named += list(resource_ids or ())
+    for rid in named:
+        if not isinstance(rid, str) or not rid:
+            raise InvalidFormat(field="resource_ids", expected="resource ids", value=rid)
+    return tuple(dict.fromkeys(named))
+
+
+def _field_values(values: FieldValues, *, field: str) -> tuple[FieldValue, ...]:
+    found: list[FieldValue] = []
+    for value in values:
+        if isinstance(value, FieldValue):
+            found.append(value)
+        elif isinstance(value, Mapping) and set(value) <= {"name", "value"}:
+            found.append(FieldValue(name=value.get("name", ""), value=value.get("value", "")))
+        else:
+            raise InvalidFormat(field=field, expected="name/value pairs", value=value)
+    return tuple(found)
+
+
+@attrs.frozen(kw_only=True)
+class _Details:
+    """Customer details sent with a create, book or reserve call (``None``: not sent)."""
+
+    email: str | None = None
+    first_name: str | None = None
+    last_name: str | None = None
+    phone: str | None = None
+    phone_type: str | None = None
+    phone_ext: str | None = None
+    customer_message: str | None = None
+
+    @classmethod
+    def of(cls, *, email: str | None, name: str | None, **others: str | None) -> _Details:
+        first = last = None
+        if name is not None:
+            first, last = split_name(name)
+        if email is not None:
+            if not isinstance(email, str):
+                raise InvalidFormat(field="email", expected="an e-mail address", value=email)
+            email = email.strip()
+        return cls(email=email, first_name=first, last_name=last, **others)
+
+
+def _kept(outcome: Outcome) -> AppointmentStatus:
+    """Return the status an operation that keeps its record leads to (narrows the outcome)."""
+    if not isinstance(outcome, AppointmentStatus):
+        raise TypeError(f"the transition table deletes the record here: {outcome!r}")
+    return outcome
+
+
+def _fingerprint(request: Mapping[str, object]) -> str:
+    """Return a digest of a create request, to tell a retry from a different request."""
+    text = json.dumps(request, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+class AppointmentBase:
+    """
+    What every appointment operation runs on: one unit of work holding the locks of the
+    resources it touches, the principal's checks of what it names, and the audit entry and
+    event each change writes.
+    """
+
+    _ctx: Context
+
+    def _run(self, locks: Iterable[str], unit: Callable[[Transaction, frozenset[str]], T]) -> T:
+        """Run *unit* in one unit of work holding *locks*, growing them when it asks."""
+        held = frozenset(locks)
+        for _ in range(_RELOCK_ATTEMPTS):
+            try:
+                with self._ctx.store.transaction(locks=sorted(held)) as tx:
+                    return unit(tx, held)
+            except _Relock as more:
+                held |= more.locks
+        raise ConflictError("the resources of this booking kept changing; try again")
+
+    def _change(
+        self,
+        appointment_id: str,
+        change: Callable[[Transaction, Appointment, datetime], Appointment],
+    ) -> Appointment:
+        """Run *change* on one appointment in a unit of work holding its resources' locks."""
+        current = self._peek(appointment_id)
+        locks = {_resource_lock(rid) for rid in current.resource_ids}
+
+        def unit(tx: Transaction, held: frozenset[str]) -> Appointment:
+            appointment = self._own(tx, appointment_id, held)
+            return change(tx, appointment, self._ctx.clock.now())
+
+        return self._run(locks, unit)
+
+    def _peek(self, appointment_id: str) -> Appointment:
+        """Read an appointment to learn the locks its unit of work needs (checked again inside)."""
+        with self._ctx.store.read() as reader:
+            return self._ctx.owned(reader, Appointment, appointment_id, field="appointment_id")
+
+    def _own(self, tx: Transaction, appointment_id: str, held: frozenset[str]) -> Appointment:
+        appointment = self._ctx.owned(tx, Appointment, appointment_id, field="appointment_id")
+        _require_resource_locks(appointment.resource_ids, held)
+        return appointment
+
+    def _prepare(
+        self,
+        locks: set[str],
+        location_id: str | None,
+        service_id: str,
+        named: Sequence[str],
+        start: datetime,
+    ) -> dict[str, BusyIntervals] | None:
+        """
+        Read what must be known before the unit of work: candidate locks and external busy time.
+
+        Without a named resource, every candidate's lock is added to *locks* (the round robin
+        picks inside the unit of work). External busy time is fetched here, outside every lock,
+        as the availability operations do; most hosts have no provider and skip this read.
+        """
+        ctx = self._ctx
+        external = not isinstance(ctx.busy_provider, NoBusyTime)
+        if named and not external:
+            return None
+        with ctx.store.read() as reader:
+            location = ctx.location(reader, location_id)
+            service = ctx.owned(reader, Service, service_id, field="service_id")
+            day = start.astimezone(zone(location.timezone)).date()
+            if named:
+                # Only the principal's own resources; the unit of work refuses the others.
+                found = [reader.get(Resource, rid) for rid in named]
+                resources = [r for r in found if r is not None and r.company_id == ctx.company_id]
+            else:
+                query = AvailabilityQuery(service_id=service.id, start_date=day, end_date=day)
+                resources = candidate_resources(reader, query, location=location, service=service)
+        locks.update(_resource_lock(resource.id) for resource in resources)
+        if not external:
+            return None
+        low, high = appointment_range(location, day, day)
+        return dict(fetch_busy_time(ctx.busy_provider, resources, low, high))
+
+    def _resources(
+        self, tx: Transaction, named: Sequence[str], location: Location, service: Service
+    ) -> builtins.list[Resource]:
+        """Check each named resource: the principal's, at the location, taking the service."""
+        resources = []
+        for rid in named:
+            field = "resource_id" if rid == named[0] else "resource_ids"
+            resource = self._ctx.owned(tx, Resource, rid, field=field)
+            if resource.location_id != location.id:
+                raise InvalidReference(
+                    f"resource {rid!r} does not work at location {location.id!r}", field=field
+                )
+            if not resource.takes_service(service.id):
+                raise InvalidReference(
+                    f"resource {rid!r} does not take service {service.id!r}", field=field
+                )
+            resources.append(resource)
+        return resources
+
+    @staticmethod
+    def _resource(reader: Reader, resource_id: str) -> Resource:
+        resource = reader.get(Resource, resource_id)
+        if resource is None:
+            raise NotFound(kind="Resource", record_id=resource_id)
+        return resource
+
+    @staticmethod
+    def _location_of(reader: Reader, appointment: Appointment) -> Location:
+        location = reader.get(Location, appointment.location_id)
+        if location is None:
+            raise NotFound(kind="Location", record_id=appointment.location_id)
+        return location
+
+    def _place(self, reader: Reader, appointment: Appointment) -> tuple[Location, Service]:
+        location = self._location_of(reader, appointment)
+        service = reader.get(Service, appointment.service_id)
+        if service is None:
+            raise NotFound(kind="Service", record_id=appointment.service_id)
+        return location, service
+
+    def _audit(
+        self,
+        tx: Transaction,
+        appointment: Appointment,
+        operation: Operation,
+        before: AppointmentStatus | None,
+        after: AppointmentStatus | None,
+        now: datetime,
+    ) -> None:
+        tx.insert(
+            AuditEntry(
+                id=self._ctx.ids.new_id(),
+                company_id=appointment.company_id,
+                location_id=appointment.location_id,
+                appointment_id=appointment.id,
+                operation=operation,
+                modified_on=now,
+                modified_by=self._ctx.principal.user,
+                status_before=before,
+                status_after=after,
+            )
+        )
+
+    def _event(
+        self,
+        tx: Transaction,
+        trigger: Trigger,
+        appointment: Appointment,
+        now: datetime,
+        *,
+        customer: Customer | None = None,
+        previous: Appointment | None = None,
+    ) -> OutboxEvent:
+        if customer is None and appointment.customer_id is not None:
+            customer = tx.get(Customer, appointment.customer_id)
+        resources = [r for rid in appointment.resource_ids if (r := tx.get(Resource, rid))]
+        return append_event(
+            tx,
+            ids=self._ctx.ids,
+            now=now,
+            company_id=appointment.company_id,
+            location_id=appointment.location_id,
+            trigger=trigger,
+            entity_id=appointment.id,
+            payload=appointment_payload(
+                appointment, customer=customer, resources=resources, previous=previous
+            ),
+        )

@@ -1,0 +1,314 @@
+"""
+The checks of a booking (a part of ``AppointmentOperations``): the slot, asked of the
+availability engine itself; the group size (decision 26); the customer's details (decisions 19
+and 34) and limits (decision 10).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+import attrs
+
+from slotwise._time import hhmm_to_minutes, wall_to_instant, zone
+from slotwise.availability.busy import BusyIntervals
+from slotwise.availability.calculator import bookable_at
+from slotwise.availability.query import AvailabilityQuery
+from slotwise.availability.snapshot import (
+    read_snapshot,
+)
+from slotwise.errors import (
+    CapacityExceeded,
+    CustomerLimitReached,
+    FieldRequired,
+    GroupSizeExceeded,
+    InvalidFormat,
+    InvalidReference,
+    OutOfRange,
+    SlotUnavailable,
+)
+from slotwise.model import (
+    Appointment,
+    Company,
+    Customer,
+    Location,
+    LocationSettings,
+    Resource,
+    RoundRobin,
+    Service,
+    ServiceScope,
+)
+from slotwise.model._checks import is_email
+from slotwise.operations.customers import (
+    CustomerFields,
+    add_customer,
+)
+from slotwise.storage.protocol import Reader, Transaction
+
+from ._base import (
+    AppointmentBase,
+    _Details,
+)
+
+
+def _check_group_size(service: Service, group_size: object) -> int:
+    """Decision 26: above max_group_size (or above 1 without group booking) is BOOKING-408."""
+    if not isinstance(group_size, int) or isinstance(group_size, bool):
+        raise InvalidFormat(field="group_size", expected="an integer", value=group_size)
+    if group_size < 1:
+        raise OutOfRange(field="group_size", allowed="at least 1", requested=group_size)
+    allowed = service.max_group_size if service.allows_groups else 1
+    if group_size > allowed:
+        raise GroupSizeExceeded(requested=group_size, allowed=allowed)
+    return group_size
+
+
+def _usable_at(service: Service, location: Location) -> None:
+    # Spec: Create rule 1; company-scoped services serve every location of the company.
+    if service.location_id != location.id and service.scope is not ServiceScope.COMPANY:
+        raise InvalidReference(
+            f"service {service.id!r} is not offered at location {location.id!r}",
+            field="service_id",
+        )
+
+
+class BookingChecks(AppointmentBase):
+    """The checks a new time or a completed booking passes before anything is written."""
+
+    def _check_slot(
+        self,
+        tx: Transaction,
+        *,
+        location: Location,
+        settings: LocationSettings,
+        service: Service,
+        resources: Sequence[Resource],
+        start: datetime,
+        end: datetime,
+        group_size: int,
+        now: datetime,
+        exclude_id: str | None,
+        busy: Mapping[str, BusyIntervals] | None,
+    ) -> tuple[str, ...]:
+        """
+        Ask the availability engine whether *start*..*end* is bookable; return the resources.
+
+        The query is the listing's query for the appointment's location date, narrowed to the
+        wall times of the slot (``start_time``/``end_time``: a narrower search window never
+        moves the slot grid, which is anchored at the day's business ∩ service window, so the
+        slot at *start* is judged exactly as in a whole-day listing, only faster).
+        """
+        ids = tuple(resource.id for resource in resources)
+        tz = zone(location.timezone)
+        local_start = start.astimezone(tz)
+        local_end = end.astimezone(tz)
+        length = end - start
+        if local_start.second or local_start.microsecond or length % timedelta(minutes=1):
+            # The engine offers whole-minute slots only.
+            raise SlotUnavailable(start=start, end=end, resource_ids=ids)
+        day = local_start.date()
+        minutes = length // timedelta(minutes=1)
+        start_time = local_start.hour * 100 + local_start.minute
+        end_time: int | None = 2400
+        if local_end.date() == day:
+            end_time = local_end.hour * 100 + local_end.minute
+        if end_time is not None and (
+            end_time <= start_time
+            or wall_to_instant(day, hhmm_to_minutes(end_time), tz, edge="end") != end
+        ):
+            # The end's wall time names another instant (a slot ending on the second pass of
+            # a DST fold, 01:30 after 02:00 fell back to 01:30): search to the end of the day.
+            end_time = None
+        query = AvailabilityQuery(
+            service_id=service.id,
+            start_date=day,
+            end_date=day,
+            location_id=location.id,
+            resource_id=ids[0] if len(ids) == 1 else None,
+            resource_ids=ids if len(ids) > 1 else (),
+            start_time=start_time,
+            end_time=end_time,
+            duration=None if minutes == service.duration else minutes,
+            round_robin=RoundRobin.NONE if ids else None,
+        )
+        judged = None
+        if ids and not (service.daily_booking_limit_count or service.daily_booking_limit_minutes):
+            # Named resources and no daily limit: only appointments whose occupied time can
+            # reach this slot's (start to end plus padding) matter, not the whole day's.
+            judged = (start, end + timedelta(minutes=service.padding))
+        snapshot = read_snapshot(
+            tx,
+            query,
+            location=location,
+            settings=settings,
+            service=service,
+            named_resources=resources,
+            exclude_appointment_id=exclude_id,
+            judged_between=judged,
+        )
+        if busy:
+            snapshot = attrs.evolve(snapshot, busy=busy)
+        # The listing's own slots of that date starting at *start*: the query's duration is the
+        # slot's length, so each of them also ends at *end*.
+        matching = bookable_at(snapshot, query, now, start)
+        if ids:
+            matching = [slot for slot in matching if slot[0] == ids]
+        elif matching and matching[0][1] < group_size:
+            # The round robin's pick cannot seat the group: take the first free resource that can.
+            everyone = attrs.evolve(query, round_robin=RoundRobin.NONE)
+            matching = bookable_at(snapshot, everyone, now, start)
+        if not matching:
+            raise SlotUnavailable(start=start, end=end, resource_ids=ids)
+        for resource_ids, available_capacity in matching:
+            if available_capacity >= group_size:
+                return resource_ids
+        current = max(available_capacity for _, available_capacity in matching)
+        raise CapacityExceeded(requested=group_size, allowed=current)
+
+    def _check_details(self, reader: Reader, customer: Customer | None, details: _Details) -> None:
+        """Decision 19: BK/RS need a customer, or a name and (unless notifications are off) an e-mail."""
+        notifying = self._check_email(reader, details.email)
+        if customer is not None:
+            return
+        if details.first_name is None:
+            raise FieldRequired(field="name")
+        if details.email is None and notifying:
+            raise FieldRequired(field="email")
+
+    def _check_email(self, reader: Reader, email: str | None) -> bool:
+        """
+        Check an e-mail sent with a booking; return whether the company sends notifications.
+
+        Decision 34: with e-mail and SMS notifications disabled the e-mail is neither required
+        nor validated, and is stored as given (text up to 255 characters); with notifications
+        on it must be an address.
+        """
+        company = reader.get(Company, self._ctx.company_id)
+        notifying = company is None or not company.notifications_disabled
+        if email is not None and notifying and not is_email(email):
+            raise InvalidFormat(field="email", expected="an e-mail address", value=email)
+        return notifying
+
+    def _add_customer(self, tx: Transaction, details: _Details) -> Customer:
+        """Create the customer of a first booking (decision 19), with its CustomerCreated event."""
+        fields: CustomerFields = {
+            "first_name": details.first_name,
+            "last_name": details.last_name,
+            "email": details.email,
+        }
+        if details.phone is not None:
+            fields["phone"] = details.phone
+        if details.phone_type is not None:
+            fields["phone_type"] = details.phone_type
+        return add_customer(self._ctx, tx, fields)
+
+
+def _linkable(email: str | None) -> bool:
+    """
+    Tell whether a booking's e-mail finds or creates a customer (decisions 19 and 34).
+
+    Only an address does: text stored while notifications are disabled names nobody.
+    """
+    return email is not None and is_email(email)
+
+
+def _merge_details(appointment: Appointment, details: _Details) -> _Details:
+    """Return the details sent, falling back to those the hold already carries."""
+    first: str | None
+    last: str | None
+    if details.first_name is not None:
+        first, last = details.first_name, details.last_name
+    else:
+        first, last = appointment.first_name, appointment.last_name
+    return _Details(
+        email=details.email if details.email is not None else appointment.email,
+        first_name=first,
+        last_name=last,
+        phone=details.phone if details.phone is not None else appointment.phone,
+        phone_type=details.phone_type if details.phone_type is not None else appointment.phone_type,
+        phone_ext=details.phone_ext if details.phone_ext is not None else appointment.phone_ext,
+        customer_message=(
+            details.customer_message
+            if details.customer_message is not None
+            else appointment.customer_message
+        ),
+    )
+
+
+def _customer_fields(customer: Customer | None, details: _Details) -> dict[str, Any]:
+    """Return the appointment's customer fields: the details sent, else the customer's own."""
+    fields: dict[str, Any] = {
+        "email": details.email,
+        "first_name": details.first_name,
+        "last_name": details.last_name,
+        "phone": details.phone,
+        "phone_type": details.phone_type,
+        "phone_ext": details.phone_ext,
+        "customer_message": details.customer_message,
+    }
+    if customer is not None and details.first_name is None:
+        fields["first_name"] = customer.first_name
+        fields["last_name"] = customer.last_name
+    if customer is not None:
+        fields["email"] = fields["email"] or customer.email
+        fields["phone"] = fields["phone"] or customer.phone
+    return fields
+
+
+def _check_customer_limits(
+    reader: Reader,
+    *,
+    customer_id: str,
+    service: Service,
+    location: Location,
+    settings: LocationSettings,
+    start: datetime,
+    resource_ids: Sequence[str],
+    now: datetime,
+    exclude_id: str | None,
+) -> None:
+    """
+    Check decision 10's per-customer limits for a booking of *service* at *start*.
+
+    ``customer_bookings_per_day`` counts the customer's active appointments at the location
+    starting on the same location date; ``max_booking_limit`` the customer's active future
+    appointments of the service; ``max_resource_booking_limit`` those that also take the same
+    resource. Each limit N allows N appointments; the one that would be N + 1 is refused.
+    """
+    per_day = settings.customer_bookings_per_day
+    per_service = service.max_booking_limit
+    per_resource = service.max_resource_booking_limit
+    if not (per_day or per_service or per_resource):
+        return
+    mine = [
+        appointment
+        for appointment in reader.appointments_of_customer(customer_id)
+        if appointment.id != exclude_id and appointment.is_active(now)
+    ]
+    if per_day:
+        tz = zone(location.timezone)
+        day = start.astimezone(tz).date()
+        count = sum(
+            1
+            for appointment in mine
+            if appointment.location_id == location.id
+            and appointment.start.astimezone(tz).date() == day
+        )
+        if count + 1 > per_day:
+            raise CustomerLimitReached(
+                field="customer_bookings_per_day", limit=per_day, requested=count + 1
+            )
+    future = [a for a in mine if a.service_id == service.id and a.start >= now]
+    if per_service and len(future) + 1 > per_service:
+        raise CustomerLimitReached(
+            field="max_booking_limit", limit=per_service, requested=len(future) + 1
+        )
+    if per_resource:
+        for rid in resource_ids:
+            count = sum(1 for appointment in future if rid in appointment.resource_ids)
+            if count + 1 > per_resource:
+                raise CustomerLimitReached(
+                    field="max_resource_booking_limit", limit=per_resource, requested=count + 1
+                )

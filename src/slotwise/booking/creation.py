@@ -1,0 +1,307 @@
+"""
+Creating an appointment (a part of ``AppointmentOperations``): a hold, a booking or a
+reservation in one unit of work, safe to retry with an idempotency key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
+
+import attrs
+
+from slotwise.errors import (
+    FieldRequired,
+    FieldTooLong,
+    IdempotencyConflict,
+    InvalidChoice,
+    InvalidTimeRange,
+    PastAppointment,
+)
+from slotwise.model import (
+    Appointment,
+    Customer,
+    Service,
+    Trigger,
+)
+from slotwise.operations._boundary import operations
+from slotwise.operations.customers import (
+    customer_email_lock,
+    find_customer_by_email,
+)
+from slotwise.operations.locations import settings_in_force
+from slotwise.storage.protocol import Transaction
+
+from ._base import (
+    _BK,
+    _CREATE_OPERATIONS,
+    _IN,
+    _KEY_MAX,
+    CompleteBooking,
+    FieldValues,
+    _Details,
+    _field_values,
+    _fingerprint,
+    _idempotency_lock,
+    _instant,
+    _kept,
+    _named,
+    _require_resource_locks,
+    _resource_lock,
+)
+from .checks import (
+    BookingChecks,
+    _check_customer_limits,
+    _check_group_size,
+    _customer_fields,
+    _linkable,
+    _usable_at,
+)
+from .feeds import (
+    _queue_reminders,
+)
+from .fields import check_field_values
+from .transitions import transition
+
+__all__ = ["AppointmentCreation"]
+
+
+@operations
+class AppointmentCreation(BookingChecks):
+    """Creating appointments: holds, bookings and reservations in one call."""
+
+    def create(
+        self,
+        service_id: str,
+        start: datetime,
+        end: datetime,
+        *,
+        location_id: str | None = None,
+        resource_id: str | None = None,
+        resource_ids: Sequence[str] | str = (),
+        customer_id: str | None = None,
+        booked_by: str | None = None,
+        group_size: int = 1,
+        email: str | None = None,
+        name: str | None = None,
+        phone: str | None = None,
+        complete_booking: CompleteBooking | None = None,
+        idempotency_key: str | None = None,
+        custom_fields: Mapping[str, str] | None = None,
+        appointment_booking_fields: FieldValues = (),
+        customer_booking_fields: FieldValues = (),
+    ) -> Appointment:
+        """
+        Create an appointment (spec: POST /consumer/v1/appointments).
+
+        Without *complete_booking* (or with ``"IN"``) the appointment is a hold: status IN,
+        counting against its slot until ``hold_expires_at`` = now + the location's
+        ``booking_timer_mins`` (decision 19, added in UTC). ``"BK"`` books at once (booking
+        event, reminders); ``"RS"`` reserves (reminders, no event). Both need *customer_id*, or
+        *name* and *email* (the e-mail may be left out when the company disabled
+        notifications); a customer record is created on first booking, found by e-mail
+        otherwise. A name of more than two words keeps every word after the first as the last
+        name.
+
+        The time must be a slot the availability engine offers for the service at the location
+        on that date: exactly *start*..*end* (a duration other than the service's only for
+        ``duration_select`` services), for the named resources together (``resource_id`` and
+        ``resource_ids``; ``resource_ids`` may be a comma-separated string). Without a named
+        resource the service's round robin picks one, as in the listing; when the picked one has
+        too little capacity for the group, the first free resource (sort key, then id) with
+        enough capacity is taken.
+
+        With *idempotency_key*, a repeated call with the same request returns the appointment
+        the first call made (as it is now), and nothing is created twice.
+
+        Args:
+            service_id: the service booked.
+            start: the slot's start (aware).
+            end: the slot's end (aware).
+            location_id: the location; defaults to the primary location (spec: Create rule 4).
+            resource_id: the resource booked.
+            resource_ids: further resources taken together (multi-resource booking).
+            customer_id: an existing customer of the company.
+            booked_by: who made the booking (free text).
+            group_size: people in the booking.
+            email: the customer's e-mail address.
+            name: the customer's full name.
+            phone: the customer's phone (7 to 15 characters).
+            complete_booking: ``None``/``"IN"``, ``"BK"`` or ``"RS"``.
+            idempotency_key: makes retries safe (up to 255 characters).
+            custom_fields: values of ``field1``..``field10``.
+            appointment_booking_fields: booking-field values of the appointment.
+            customer_booking_fields: booking-field values of the customer.
+
+        Returns:
+            The new appointment (or, for a repeated idempotent call, the existing one).
+
+        Raises:
+            NaiveDatetime: when *start* or *end* has no UTC offset.
+            InvalidTimeRange: when *end* is not after *start*.
+            InvalidChoice: for another *complete_booking* value.
+            NotFound: when the service, location, resource or customer does not exist.
+            Unauthorized: when one of them is not the principal's.
+            InvalidReference: when the service is not offered at the location, or a resource
+                works elsewhere or does not take the service.
+            PastAppointment: when *start* is before now.
+            GroupSizeExceeded: ``BOOKING-408``, with the requested and allowed sizes.
+            SlotUnavailable: when availability does not offer that time for those resources.
+            CapacityExceeded: ``BOOKING-138``, when the slot's available capacity is below the
+                group size.
+            FieldRequired: when a BK/RS booking lacks a customer, name or e-mail, or leaves a
+                required field definition of the location blank.
+            InvalidFormat: for a malformed e-mail address.
+            InvalidChoice: for a select field's value outside its choices.
+            CustomerLimitReached: when the customer's limits are reached (decision 10).
+            IdempotencyConflict: when the key was used for a different request.
+        """
+        ctx = self._ctx
+        start = _instant(start, field="start")
+        end = _instant(end, field="end")
+        if end <= start:
+            raise InvalidTimeRange(field="end", start=start, end=end)
+        if complete_booking not in _CREATE_OPERATIONS:
+            raise InvalidChoice(
+                field="complete_booking",
+                allowed=(None, "IN", "BK", "RS"),
+                requested=complete_booking,
+            )
+        operation = _CREATE_OPERATIONS[complete_booking]
+        status = _kept(transition(None, operation))
+        named = _named(resource_id, resource_ids)
+        details = _Details.of(email=email, name=name, phone=phone)
+        booking_fields = _field_values(
+            appointment_booking_fields, field="appointment_booking_fields"
+        )
+        customer_fields = _field_values(customer_booking_fields, field="customer_booking_fields")
+        fingerprint = None
+        if idempotency_key is not None:
+            if not isinstance(idempotency_key, str) or not idempotency_key.strip():
+                raise FieldRequired(field="idempotency_key")
+            if len(idempotency_key) > _KEY_MAX:
+                raise FieldTooLong(
+                    field="idempotency_key", limit=_KEY_MAX, requested=len(idempotency_key)
+                )
+            fingerprint = _fingerprint(
+                {
+                    "service_id": service_id,
+                    "start": start.isoformat(),
+                    "end": end.isoformat(),
+                    "location_id": location_id,
+                    "resource_ids": named,
+                    "customer_id": customer_id,
+                    "booked_by": booked_by,
+                    "group_size": group_size,
+                    "email": email,
+                    "name": name,
+                    "phone": phone,
+                    "complete_booking": status.value,
+                    "custom_fields": dict(custom_fields or {}),
+                    "appointment_booking_fields": [[f.name, f.value] for f in booking_fields],
+                    "customer_booking_fields": [[f.name, f.value] for f in customer_fields],
+                }
+            )
+        completing = status is not _IN
+        locks = {_resource_lock(rid) for rid in named}
+        if completing and customer_id is None and details.email:
+            locks.add(customer_email_lock(ctx.company_id))
+        if idempotency_key is not None:
+            locks.add(_idempotency_lock(ctx.company_id, idempotency_key))
+        busy = self._prepare(locks, location_id, service_id, named, start)
+
+        def unit(tx: Transaction, held: frozenset[str]) -> Appointment:
+            now = ctx.clock.now()
+            if idempotency_key is not None:
+                existing = tx.appointment_by_idempotency_key(ctx.company_id, idempotency_key)
+                if existing is not None:
+                    ctx.owned(tx, Appointment, existing.id, field="idempotency_key")
+                    if existing.idempotency_fingerprint != fingerprint:
+                        raise IdempotencyConflict(key=idempotency_key, appointment_id=existing.id)
+                    return existing
+            location = ctx.location(tx, location_id)
+            service = ctx.owned(tx, Service, service_id, field="service_id")
+            _usable_at(service, location)
+            resources = self._resources(tx, named, location, service)
+            if start < now:
+                raise PastAppointment(operation=operation, start=start, now=now)
+            size = _check_group_size(service, group_size)
+            customer = None
+            if customer_id is not None:
+                customer = ctx.owned(tx, Customer, customer_id, field="customer_id")
+            if completing:
+                self._check_details(tx, customer, details)
+            else:
+                self._check_email(tx, details.email)
+            settings = settings_in_force(tx, location)
+            taken = self._check_slot(
+                tx,
+                location=location,
+                settings=settings,
+                service=service,
+                resources=resources,
+                start=start,
+                end=end,
+                group_size=size,
+                now=now,
+                exclude_id=None,
+                busy=busy,
+            )
+            _require_resource_locks(taken, held)
+            if completing and customer is None and _linkable(details.email):
+                assert details.email is not None
+                customer = find_customer_by_email(
+                    tx, company_id=ctx.company_id, email=details.email
+                )
+            if customer is not None:
+                _check_customer_limits(
+                    tx,
+                    customer_id=customer.id,
+                    service=service,
+                    location=location,
+                    settings=settings,
+                    start=start,
+                    resource_ids=taken,
+                    now=now,
+                    exclude_id=None,
+                )
+            # Every check passed and the record validates: only now does anything get written.
+            appointment = Appointment(
+                id=ctx.ids.new_id(),
+                company_id=ctx.company_id,
+                location_id=location.id,
+                calendar_id=location.primary_calendar_id,
+                service_id=service.id,
+                resource_ids=taken,
+                customer_id=customer.id if customer is not None else None,
+                status=status,
+                start=start,
+                end=end,
+                group_size=size,
+                created_at=now,
+                hold_expires_at=(
+                    now + timedelta(minutes=settings.booking_timer_mins) if not completing else None
+                ),
+                last_modified_at=now,
+                last_modified_by=ctx.principal.user,
+                booked_by=booked_by,
+                custom_fields=custom_fields,
+                appointment_booking_fields=booking_fields,
+                customer_booking_fields=customer_fields,
+                idempotency_key=idempotency_key,
+                idempotency_fingerprint=fingerprint,
+                **_customer_fields(customer, details),
+            )
+            check_field_values(tx, appointment, completing=completing)
+            if completing and customer is None and _linkable(details.email):
+                customer = self._add_customer(tx, details)
+                appointment = attrs.evolve(appointment, customer_id=customer.id)
+            tx.insert(appointment)
+            self._audit(tx, appointment, operation, None, status, now)
+            if status is _BK:
+                self._event(tx, Trigger.BOOKING_CONFIRMATION, appointment, now, customer=customer)
+            if completing:
+                _queue_reminders(ctx, tx, appointment, location, now)
+            return appointment
+
+        return self._run(locks, unit)

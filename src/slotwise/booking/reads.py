@@ -1,0 +1,126 @@
+"""
+Reading appointments (a part of ``AppointmentOperations``): one by id, a filtered page, and an
+appointment's audit history (also after its hold was deleted).
+"""
+
+from __future__ import annotations
+
+import builtins
+
+from slotwise.errors import (
+    NotFound,
+    Unauthorized,
+)
+from slotwise.model import (
+    Appointment,
+    AppointmentStatus,
+    AuditEntry,
+    Customer,
+    Resource,
+    Service,
+)
+from slotwise.model._checks import to_enum
+from slotwise.operations._boundary import operations
+from slotwise.paging import DEFAULT_LIMIT, Page, paginate
+
+from .checks import (
+    BookingChecks,
+)
+
+__all__ = ["AppointmentReads"]
+
+
+@operations
+class AppointmentReads(BookingChecks):
+    """Reading appointments: one, a filtered page, and a history."""
+
+    def get(self, appointment_id: str, /) -> Appointment:
+        """
+        Return an appointment (spec: GET /consumer/v1/appointments/{id}).
+
+        Raises:
+            NotFound: when there is no such appointment.
+            Unauthorized: when it is not the principal's.
+        """
+        with self._ctx.store.read() as reader:
+            return self._ctx.owned(reader, Appointment, appointment_id, field="appointment_id")
+
+    def list(
+        self,
+        *,
+        location_id: str | None = None,
+        email: str | None = None,
+        service_id: str | None = None,
+        resource_id: str | None = None,
+        customer_id: str | None = None,
+        status: AppointmentStatus | str | None = None,
+        offset: int = 0,
+        limit: int = DEFAULT_LIMIT,
+    ) -> Page[Appointment]:
+        """
+        List a location's appointments in creation order (spec: GET /consumer/v1/appointments).
+
+        Args:
+            location_id: the location; defaults to the primary location (spec: Endpoints).
+            email: keeps appointments with this e-mail address, ignoring case.
+            service_id: keeps appointments of this service.
+            resource_id: keeps appointments taking this resource.
+            customer_id: keeps this customer's appointments.
+            status: keeps appointments in this status (a status or its code).
+            offset: records to skip (at least 0).
+            limit: page size, 1..100.
+
+        Raises:
+            NotFound, Unauthorized: for an unknown or foreign location, service, resource or
+                customer: a filter naming another company's (or, for a principal limited to
+                some locations, another location's) record is refused, not answered with an
+                empty page.
+            InvalidChoice: for an unknown status code.
+            OutOfRange: for an invalid *offset* or *limit*.
+        """
+        ctx = self._ctx
+        wanted = None if status is None else to_enum(AppointmentStatus, status, field="status")
+        with ctx.store.read() as reader:
+            location = ctx.location(reader, location_id)
+            if service_id is not None:
+                ctx.owned(reader, Service, service_id, field="service_id")
+            if resource_id is not None:
+                ctx.owned(reader, Resource, resource_id, field="resource_id")
+            if customer_id is not None:
+                ctx.owned(reader, Customer, customer_id, field="customer_id")
+            found = reader.find(Appointment, company_id=ctx.company_id, location_id=location.id)
+        if email is not None:
+            address = email.strip().casefold()
+            found = [a for a in found if a.email is not None and a.email.casefold() == address]
+        if service_id is not None:
+            found = [a for a in found if a.service_id == service_id]
+        if resource_id is not None:
+            found = [a for a in found if resource_id in a.resource_ids]
+        if customer_id is not None:
+            found = [a for a in found if a.customer_id == customer_id]
+        if wanted is not None:
+            found = [a for a in found if a.status is wanted]
+        return paginate(found, url="/consumer/v1/appointments", offset=offset, limit=limit)
+
+    def history(self, appointment_id: str, /) -> builtins.list[AuditEntry]:
+        """
+        Return an appointment's audit entries in order, also after a hold was deleted.
+
+        Raises:
+            NotFound: when no appointment (or history) has that id.
+            Unauthorized: when it is not the principal's.
+        """
+        ctx = self._ctx
+        with ctx.store.read() as reader:
+            entries = reader.audit_of(appointment_id)
+            if reader.get(Appointment, appointment_id) is not None:
+                ctx.owned(reader, Appointment, appointment_id, field="appointment_id")
+                return entries
+        if not entries:
+            raise NotFound(kind="Appointment", record_id=appointment_id)
+        first = entries[0]
+        if first.company_id != ctx.company_id or not ctx.principal.may_use_location(
+            first.location_id
+        ):
+            raise Unauthorized(field="appointment_id", value=appointment_id)
+        return entries
