@@ -1,0 +1,380 @@
+"""
+Setting up one query: the search's limits and grid, the service's and calendar's windows by date,
+the candidate resources with their windows, and their appointments as occupancy (decision 8a: an
+appointment of another service leaves no room).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from datetime import date, datetime, timedelta
+
+from dateutil.relativedelta import relativedelta
+
+from slotwise._time import (
+    MINUTES_PER_DAY,
+    hhmm_to_minutes,
+    to_utc,
+    zone,
+)
+from slotwise.errors import InconsistentFields, OutOfRange
+from slotwise.model import (
+    Allocation,
+    AllocationTarget,
+    Appointment,
+    AppointmentStatus,
+    Block,
+    BlockTarget,
+    Resource,
+    RoundRobin,
+    Service,
+)
+from slotwise.rules.repeat import occurrence_dates
+
+from ._minutes import (
+    _EPOCH,
+    _FULL,
+    REASON_TEXTS,
+    Span,
+    _ceil_minute,
+    _floor_minute,
+    _Label,
+    _Layer,
+    _wall,
+)
+from .busy import uses_external_calendar
+from .output import (
+    _Output,
+)
+from .query import AvailabilityQuery
+from .records import (
+    _DayRecord,
+    _Offer,
+    _Resource,
+    _Window,
+)
+from .results import (
+    Reason,
+    Slot,
+)
+from .snapshot import Snapshot
+
+
+def effective_duration(service: Service, query: AvailabilityQuery) -> int:
+    """
+    Return the slot length a query asks for: its ``duration``, else the service's.
+
+    Decision 16: a duration is accepted only for a service with ``duration_select``, between
+    ``duration_min`` and ``duration_max`` inclusive, on a ``duration_interval`` step from
+    ``duration_min`` (``duration_min`` itself is the step when the service sets no interval,
+    since ``duration_max`` must be a multiple of it).
+
+    Raises:
+        InconsistentFields: when the service does not let customers choose the duration, or the
+            duration is off the step (``field="duration"``).
+        OutOfRange: when it lies outside ``[duration_min, duration_max]``.
+    """
+    requested = query.duration
+    if requested is None:
+        return service.duration
+    if not service.duration_select:
+        raise InconsistentFields(
+            f"duration may be given only for services with duration_select; service "
+            f"{service.id!r} has a fixed duration of {service.duration} minutes",
+            field="duration",
+        )
+    low = service.duration_min or service.duration
+    high = service.duration_max or service.duration
+    if not low <= requested <= high:
+        raise OutOfRange(
+            field="duration", allowed=f"between {low} and {high} minutes", requested=requested
+        )
+    step = service.duration_interval or low
+    if (requested - low) % step:
+        raise InconsistentFields(
+            f"duration must be {low} minutes plus a multiple of {step} minutes "
+            f"(duration_interval), got {requested}",
+            field="duration",
+        )
+    return requested
+
+
+def slot_step(snapshot: Snapshot, query: AvailabilityQuery, duration: int) -> int:
+    """
+    Return the slot grid step in minutes (decision 6).
+
+    The query's ``interval``, else the service's ``booking_interval``, else the calendar's
+    ``interval``, else the duration.
+    """
+    return (
+        query.interval
+        or snapshot.service.booking_interval
+        or snapshot.calendar.interval
+        or duration
+    )
+
+
+class _CalculatorSetup:
+    """One query's worth of derived data and caches; built per call, never shared."""
+
+    def __init__(self, snapshot: Snapshot, query: AvailabilityQuery, now: datetime) -> None:
+        self.snapshot = snapshot
+        self.query = query
+        now = to_utc(now, field="now")
+        service = snapshot.service
+        self.service = service
+        self.duration = effective_duration(service, query)
+        self.step = slot_step(snapshot, query, self.duration)
+        self.padding = service.padding
+        self.zone_name = snapshot.location.timezone
+        self.search_from = hhmm_to_minutes(query.start_time) if query.start_time is not None else 0
+        self.search_to = (
+            hhmm_to_minutes(query.end_time) if query.end_time is not None else MINUTES_PER_DAY
+        )
+        self.default_limit = service.booking_limit or snapshot.calendar.bookings_per_slot
+        self.max_capacity = service.max_capacity
+        self.is_event = service.is_event
+        self.daily_limited = bool(
+            service.daily_booking_limit_count or service.daily_booking_limit_minutes
+        )
+        window = service.booking_window or snapshot.settings.booking_window
+        earliest = now + timedelta(minutes=window.book_in_advance_mins)
+        if window.book_ahead_unit == "months":
+            horizon = now + relativedelta(months=window.book_ahead_value)
+        else:
+            days = window.book_ahead_value * (7 if window.book_ahead_unit == "weeks" else 1)
+            horizon = now + timedelta(days=days)
+        # A slot may start at t when earliest <= t <= horizon (decision 11: "starting after" the
+        # horizon is refused). A minute is labelled TP when it starts before earliest, and BA
+        # when no slot starting by the horizon can hold it: from the latest start + duration on,
+        # so the minutes of a slot offered at the horizon are never listed unavailable
+        # (decision 15).
+        self.earliest = _ceil_minute(earliest)
+        self.latest = _floor_minute(horizon)
+        self.horizon = self.latest + self.duration
+        self.now = now
+        self.output = _Output(query, self.zone_name)
+        self._profiles: dict[object, int] = {}
+        self._profile_days: dict[tuple[int, date], tuple[list[Span], list[int], list[int]]] = {}
+        self._day_records: dict[date, _DayRecord] = {}
+        self._offers: dict[tuple[int, date], list[_Offer]] = {}
+        first, last = query.start_date, query.end_date
+        if query.day_availability is not None:
+            last = max(last, first + timedelta(days=query.day_availability - 1))
+        self.first, self.last = first, last
+        self._windows(snapshot)
+        self.candidates = self._candidates(snapshot, query)
+        self.named = query.named_resources
+        by_id = {res.id: res for res in self.candidates}
+        self.named_resource: Resource | None = None
+        if len(self.named) == 1 and self.named[0] in by_id:
+            self.named_resource = by_id[self.named[0]].resource
+        # The query's field is typed RoundRobin; a plain code ("none") is accepted too.
+        self.round_robin = (
+            RoundRobin(query.round_robin) if query.round_robin is not None else service.round_robin
+        )
+        # The random round robin's seed; repr(query) is worked out only when it is used.
+        self._seed: bytes | None = None
+
+    def _windows(self, snapshot: Snapshot) -> None:
+        """Expand the calendar and service blocks and the service allocations into dates."""
+        calendar_id, service = snapshot.calendar.id, snapshot.service
+        self.calendar_blocks: dict[date, list[_Layer]] = {}
+        self.service_blocks: dict[date, list[_Layer]] = {}
+        self.service_windows: dict[date, list[_Window]] = {}
+        for block in snapshot.blocks:
+            if block.deleted or block.location_id != snapshot.location.id:
+                continue
+            if block.target is BlockTarget.CALENDAR and block.target_id == calendar_id:
+                self._place_block(block, Reason.CALENDAR_BLOCK, self.calendar_blocks)
+            elif block.target is BlockTarget.SERVICE and block.target_id == service.id:
+                self._place_block(block, Reason.SERVICE_BLOCK, self.service_blocks)
+        # Service allocations give an event service its time (decision 5) and may set a slot's
+        # booking limit (decision 8); kept in creation order, the order limits are looked up in.
+        for allocation in snapshot.allocations:
+            if (
+                allocation.target is AllocationTarget.SERVICE
+                and allocation.target_id == service.id
+                and allocation.location_id == snapshot.location.id
+            ):
+                self._place_allocation(allocation, self.service_windows)
+
+    def _place_block(self, block: Block, reason: Reason, into: dict[date, list[_Layer]]) -> None:
+        label = _Label(reason, block.reason or REASON_TEXTS[reason], "block", block.id)
+        start_minutes = hhmm_to_minutes(block.start_time)
+        end_minutes = hhmm_to_minutes(block.end_time)
+        for day in occurrence_dates(block, self.first, self.last):
+            start = _wall(self.zone_name, day, start_minutes, "start")
+            end = _wall(self.zone_name, day, end_minutes, "end")
+            if start < end:
+                into.setdefault(day, []).append((False, [(start, end)], label))
+
+    def _place_allocation(self, allocation: Allocation, into: dict[date, list[_Window]]) -> None:
+        start_minutes = hhmm_to_minutes(allocation.start_time)
+        end_minutes = hhmm_to_minutes(allocation.end_time)
+        for day in occurrence_dates(allocation, self.first, self.last):
+            start = _wall(self.zone_name, day, start_minutes, "start")
+            end = _wall(self.zone_name, day, end_minutes, "end")
+            if start < end:
+                into.setdefault(day, []).append(
+                    _Window(start, end, allocation.booking_limit, allocation.id)
+                )
+
+    def _candidates(self, snapshot: Snapshot, query: AvailabilityQuery) -> list[_Resource]:
+        service, location = snapshot.service, snapshot.location
+        usable = [
+            resource
+            for resource in snapshot.resources
+            if resource.takes_service(service.id)
+            and resource.location_id == location.id
+            and (query.resource_group_id is None or resource.group_id == query.resource_group_id)
+        ]
+        named = query.named_resources
+        if named:
+            by_id = {resource.id: resource for resource in usable}
+            chosen = [by_id[rid] for rid in named if rid in by_id]
+        else:
+            chosen = sorted(usable, key=lambda resource: (resource.options.sort_key, resource.id))
+        candidates = [_Resource(resource, index) for index, resource in enumerate(chosen)]
+        by_id_res = {res.id: res for res in candidates}
+        location_id = snapshot.location.id
+        for block in snapshot.blocks:
+            if (
+                block.deleted
+                or block.target is not BlockTarget.RESOURCE
+                or block.location_id != location_id
+            ):
+                continue
+            res = by_id_res.get(block.target_id)
+            if res is not None:
+                self._place_block(block, Reason.RESOURCE_BLOCK, res.blocks)
+        for allocation in snapshot.allocations:
+            if (
+                allocation.target is not AllocationTarget.RESOURCE
+                or allocation.location_id != location_id
+            ):
+                continue
+            res = by_id_res.get(allocation.target_id)
+            if res is not None:
+                # Open time only without recurring availability; a booking limit in any case.
+                self._place_allocation(allocation, res.allocations)
+        self._appointments(snapshot, by_id_res)
+        for res in candidates:
+            # External busy time counts only for resources with an external calendar.
+            busy = snapshot.busy.get(res.id, ()) if uses_external_calendar(res.resource) else ()
+            res.set_busy([(_floor_minute(low), _ceil_minute(high)) for low, high in busy])
+            if res.blocks or res.allocations or len(candidates) == 1:
+                # Nothing to share with (hashing the weekly hours is the costly part of the key).
+                key: object = ("own", res.id)
+            else:
+                key = (
+                    res.zone_name,
+                    res.resource.weekly_hours,
+                    res.ignore_business_hours,
+                    res.recurring,
+                )
+            res.profile = self._profiles.setdefault(key, len(self._profiles))
+        return candidates
+
+    def _appointments(self, snapshot: Snapshot, by_id: dict[str, _Resource]) -> None:
+        """Record each candidate's occupancy, daily totals and load from active appointments."""
+        now = self.now
+        service_id = snapshot.service.id
+        padding = self.padding
+        paddings = snapshot.paddings
+        range_start = _wall(self.zone_name, self.query.start_date, 0, "start")
+        range_end = _wall(self.zone_name, self.query.end_date, MINUTES_PER_DAY, "end")
+        initial = AppointmentStatus.INITIAL
+        booked, reserved, no_show = (
+            AppointmentStatus.BOOKED,
+            AppointmentStatus.RESERVED,
+            AppointmentStatus.NO_SHOW,
+        )
+        get = by_id.get
+        epoch = _EPOCH
+        for appointment in snapshot.appointments:
+            status = appointment.status
+            if status is not booked and status is not reserved and status is not no_show:
+                # Decision 8: an IN hold counts until it expires; CN and RE never count.
+                expires = appointment.hold_expires_at
+                if status is not initial or (expires is not None and now >= expires):
+                    continue
+            resource_ids = appointment.resource_ids
+            if len(resource_ids) == 1:
+                holder = get(resource_ids[0])
+                if holder is None:
+                    continue
+                holders: Sequence[_Resource] = (holder,)
+            else:
+                holders = [by_id[rid] for rid in dict.fromkeys(resource_ids) if rid in by_id]
+                if not holders:
+                    continue
+            # Whole minutes: a start is rounded down and an end up, so seconds never free time
+            # (_floor_minute and _ceil_minute, inlined: this loop runs once per appointment).
+            delta = appointment.start - epoch
+            start = delta.days * MINUTES_PER_DAY + delta.seconds // 60
+            delta = appointment.end - epoch
+            end = delta.days * MINUTES_PER_DAY + delta.seconds // 60
+            if delta.seconds % 60 or delta.microseconds:
+                end += 1
+            own_service = appointment.service_id == service_id
+            occupied_end = end + (
+                padding if own_service else paddings.get(appointment.service_id, 0)
+            )
+            group = appointment.group_size
+            # Decision 8a: a resource serves one service at a time; an appointment of another
+            # service leaves no room whatever the searched service's limit.
+            weight = 1 if own_service else _FULL
+            in_range = start < range_end and end > range_start
+            for res in holders:
+                res.segment_starts.append(start)
+                res.segment_ends.append(occupied_end)
+                res.segment_groups.append(group)
+                res.segment_weights.append(weight)
+                if in_range:
+                    res.load += 1
+                if own_service:
+                    res.own.append(appointment)
+        for res in by_id.values():
+            res.set_occupancy()
+
+    def _daily(self, res: _Resource, day: date) -> tuple[int, int]:
+        """Return the count and minutes of R's active appointments of the service on *day*."""
+        if res.daily is None:
+            # Worked out on first use: only daily limits and day availability need it.
+            dates = self.dates(self.first, (self.last - self.first).days + 2)
+            day_starts = [_wall(self.zone_name, each, 0, "start") for each in dates]
+            daily: dict[date, tuple[int, int]] = {}
+            for appointment in res.own:
+                start = _floor_minute(appointment.start)
+                length = appointment.end - appointment.start
+                minutes = length.days * MINUTES_PER_DAY + length.seconds // 60
+                position = bisect.bisect_right(day_starts, start) - 1
+                if 0 <= position < len(dates) - 1:
+                    count, total = daily.get(dates[position], (0, 0))
+                    daily[dates[position]] = (count + 1, total + minutes)
+                    res.daily_ids.setdefault(dates[position], []).append(appointment.id)
+            res.daily = daily
+        return res.daily.get(day, (0, 0))
+
+    def _padding_of(self, appointment: Appointment) -> int:
+        if appointment.service_id == self.service.id:
+            return self.padding
+        return self.snapshot.paddings.get(appointment.service_id, 0)
+
+    @staticmethod
+    def dates(first: date, count: int) -> list[date]:
+        """Return *count* consecutive dates from *first*."""
+        return [first + timedelta(days=offset) for offset in range(count)]
+
+    def day_record(self, day: date) -> _DayRecord:
+        """Return the (cached) data of one location date."""
+        record = self._day_records.get(day)
+        if record is None:
+            record = self._day_records[day] = _DayRecord(self, day)
+        return record
+
+    def date_of(self, slot: Slot) -> date:
+        """Return the location date a slot belongs to (its start's date in the location zone)."""
+        return slot.start.astimezone(zone(self.zone_name)).date()
