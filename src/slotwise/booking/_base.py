@@ -26,6 +26,7 @@ from slotwise.errors import (
     ConflictError,
     InvalidFormat,
     InvalidReference,
+    InvalidTimeRange,
     NotFound,
 )
 from slotwise.model import (
@@ -96,6 +97,14 @@ def _instant(value: object, *, field: str) -> datetime:
     if not isinstance(value, datetime):
         raise InvalidFormat(field=field, expected="an aware datetime", value=value)
     return to_utc(value, field=field)
+
+
+def _span(start: object, end: object) -> tuple[datetime, datetime]:
+    """Return a new time's start and end in UTC; the end must come after the start."""
+    start, end = _instant(start, field="start"), _instant(end, field="end")
+    if end <= start:
+        raise InvalidTimeRange(field="end", start=start, end=end)
+    return start, end
 
 
 def _named(resource_id: str | None, resource_ids: Sequence[str] | str | None) -> tuple[str, ...]:

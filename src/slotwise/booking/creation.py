@@ -15,7 +15,6 @@ from slotwise.errors import (
     FieldTooLong,
     IdempotencyConflict,
     InvalidChoice,
-    InvalidTimeRange,
     PastAppointment,
 )
 from slotwise.model import (
@@ -43,11 +42,11 @@ from ._base import (
     _field_values,
     _fingerprint,
     _idempotency_lock,
-    _instant,
     _kept,
     _named,
     _require_resource_locks,
     _resource_lock,
+    _span,
 )
 from .checks import (
     BookingChecks,
@@ -157,10 +156,7 @@ class AppointmentCreation(BookingChecks):
             IdempotencyConflict: when the key was used for a different request.
         """
         ctx = self._ctx
-        start = _instant(start, field="start")
-        end = _instant(end, field="end")
-        if end <= start:
-            raise InvalidTimeRange(field="end", start=start, end=end)
+        start, end = _span(start, end)
         if complete_booking not in _CREATE_OPERATIONS:
             raise InvalidChoice(
                 field="complete_booking",

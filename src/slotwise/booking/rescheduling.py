@@ -11,7 +11,6 @@ from datetime import datetime
 import attrs
 
 from slotwise.errors import (
-    InvalidTimeRange,
     PastAppointment,
 )
 from slotwise.model import (
@@ -26,11 +25,11 @@ from slotwise.operations.locations import settings_in_force
 from slotwise.storage.protocol import Transaction
 
 from ._base import (
-    _instant,
     _kept,
     _named,
     _require_resource_locks,
     _resource_lock,
+    _span,
 )
 from .checks import (
     BookingChecks,
@@ -79,10 +78,7 @@ class AppointmentRescheduling(BookingChecks):
             the validation errors of :meth:`create` for the new time, resources and service.
         """
         ctx = self._ctx
-        start = _instant(start, field="start")
-        end = _instant(end, field="end")
-        if end <= start:
-            raise InvalidTimeRange(field="end", start=start, end=end)
+        start, end = _span(start, end)
         current = self._peek(appointment_id)
         if resource_id is None and resource_ids is None:
             named = current.resource_ids
