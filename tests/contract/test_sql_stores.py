@@ -21,13 +21,14 @@ from sqlalchemy import create_engine, event, inspect, select, text, update
 from sqlalchemy.exc import SQLAlchemyError
 
 from slotwise.errors import ConflictError, FieldTooLong, StoreError, StoreUnavailable
-from slotwise.model import Appointment, Company, Customer, OutboxEvent, Trigger
+from slotwise.model import ApiToken, Appointment, Company, Customer, OutboxEvent, Trigger
 from slotwise.storage.protocol import Store
 from slotwise.storage.sql import SCHEMA_VERSION, SQLStore
 from slotwise.storage.sql._schema import RECORD_TABLES, schema_version
 from slotwise.storage.sql._upgrades import UPGRADES, event_location
 from slotwise.testing import StoreContract
 from slotwise.testing.samples import (
+    sample_api_token,
     sample_appointment,
     sample_company,
     sample_customer,
@@ -292,6 +293,7 @@ class TestUpgradeFrom1:
                     update(events).where(events.c.id == row.id).values(doc=json.dumps(document))
                 )
             conn.execute(text(f"ALTER TABLE {name} DROP COLUMN location_id"))
+            RECORD_TABLES[ApiToken].drop(conn)  # schema version 3
             conn.execute(update(schema_version).values(version=1))
             conn.commit()
 
@@ -301,7 +303,7 @@ class TestUpgradeFrom1:
         return {row[0]: row[1] for row in rows}
 
     def test_version_1_is_upgraded_to_2(self, backend: Backend, sql_store: SQLStore):
-        """create=True adds the column, fills it from each payload, adds the indexes."""
+        """create=True adds the column, fills it from each payload, adds the indexes (then 3)."""
         _insert(sql_store, sample_company(id="co"), *self._events())
         self._make_version_1(sql_store)
         with pytest.raises(StoreError, match="version 1"):
@@ -315,7 +317,7 @@ class TestUpgradeFrom1:
         finally:
             upgraded.close()
 
-        assert [(2,)] == _raw(sql_store, "SELECT version FROM slotwise_schema_version")
+        assert [(SCHEMA_VERSION,)] == _raw(sql_store, "SELECT version FROM slotwise_schema_version")
         expected = {"ev-apt": "loc-1", "ev-res": "loc-2", "ev-rem": "loc-2", "ev-cus": None}
         assert expected == self._locations(sql_store)
         assert ["ev-res", "ev-rem"] == [event.id for event in at_2]
@@ -354,6 +356,50 @@ class TestUpgradeFrom1:
         found = {event.id: event_location(event) for event in self._events()}
 
         assert {"ev-apt": "loc-1", "ev-res": "loc-2", "ev-rem": "loc-2", "ev-cus": None} == found
+
+
+class TestUpgradeFrom2:
+    """Schema version 3 (API tokens, decision 39): the step from version 2."""
+
+    @staticmethod
+    def _make_version_2(store: SQLStore) -> None:
+        with store.engine.connect() as conn:
+            if store.schema is not None:
+                conn = conn.execution_options(schema_translate_map={None: store.schema})
+            RECORD_TABLES[ApiToken].drop(conn)
+            conn.execute(update(schema_version).values(version=2))
+            conn.commit()
+
+    def test_version_2_is_upgraded_to_3(self, backend: Backend, sql_store: SQLStore):
+        """create=True adds the token table and its index; tokens then round-trip."""
+        self._make_version_2(sql_store)
+        with pytest.raises(StoreError, match="version 2"):
+            backend.reopen(sql_store, create=False)
+
+        upgraded = backend.reopen(sql_store)
+        token = sample_api_token(id="tok", company_id="co")
+        try:
+            _insert(upgraded, sample_company(id="co"), token)
+            with upgraded.read() as reader:
+                found = reader.token_by_hash(token.token_hash)
+        finally:
+            upgraded.close()
+
+        assert token == found
+        assert [(3,)] == _raw(sql_store, "SELECT version FROM slotwise_schema_version")
+
+    def test_the_step_can_run_again(self, backend: Backend, sql_store: SQLStore):
+        """Run twice, the step finds the table there and changes nothing."""
+        self._make_version_2(sql_store)
+        backend.reopen(sql_store).close()
+
+        with sql_store.engine.connect() as conn:
+            if sql_store.schema is not None:
+                conn = conn.execution_options(schema_translate_map={None: sql_store.schema})
+            UPGRADES[2](conn, sql_store.schema)
+            conn.commit()
+
+        assert [] == _raw(sql_store, "SELECT id FROM slotwise_api_token")
 
 
 class TestStoredValues:

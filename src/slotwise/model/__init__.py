@@ -4,6 +4,7 @@ The domain model: frozen, validated attrs values with no I/O.
 
 from __future__ import annotations
 
+from .access import ApiToken as ApiToken
 from .access import Principal as Principal
 from .appointments import ACTIVE_STATUSES as ACTIVE_STATUSES
 from .appointments import Appointment as Appointment
@@ -77,6 +78,7 @@ Record = (
     | QueuedReminder
     | AuditEntry
     | OutboxEvent
+    | ApiToken
 )
 """Every kind of record a store keeps."""
 
@@ -97,5 +99,6 @@ RECORD_KINDS: tuple[type[Record], ...] = (
     QueuedReminder,
     AuditEntry,
     OutboxEvent,
+    ApiToken,
 )
 """The record classes, in dependency order (a store may create one table per kind)."""

@@ -17,6 +17,7 @@ from slotwise.errors import DuplicateRecord, NotFound, OutOfRange, StoreError
 from slotwise.model import (
     RECORD_KINDS,
     Allocation,
+    ApiToken,
     Appointment,
     AppointmentStatus,
     AuditEntry,
@@ -145,6 +146,7 @@ class MemoryStore:
         self._idempotency: dict[tuple[str, str], str] = {}
         # (company id, folded e-mail) -> {customer id: creation sequence number}
         self._emails: dict[tuple[str, str], dict[str, int]] = {}
+        self._tokens: dict[str, str] = {}  # token hash -> token id
         self._holds: _FeedIndex[tuple[datetime, str]] = _FeedIndex()
         self._undelivered: _FeedIndex[tuple[int, str]] = _FeedIndex()
         self._unsent: _FeedIndex[tuple[datetime, str]] = _FeedIndex()
@@ -236,6 +238,8 @@ class MemoryStore:
             if record.email is not None:
                 key = (record.company_id, record.email.strip().casefold())
                 self._emails.setdefault(key, {})[record.id] = sequence
+        elif isinstance(record, ApiToken):
+            self._tokens[record.token_hash] = record.id
         elif isinstance(record, OutboxEvent):
             if record.delivered_at is None:
                 self._undelivered.add(
@@ -265,6 +269,9 @@ class MemoryStore:
             if record.email is not None:
                 key = (record.company_id, record.email.strip().casefold())
                 self._emails[key].pop(record.id, None)
+        elif isinstance(record, ApiToken):
+            if self._tokens.get(record.token_hash) == record.id:
+                del self._tokens[record.token_hash]
         elif isinstance(record, OutboxEvent):
             self._undelivered.discard(
                 record.company_id, record.location_id, (record.sequence, record.id)
@@ -402,6 +409,11 @@ class _MemoryReader:
             return None
         first = min(found.items(), key=lambda item: item[1])[0]
         return cast(Customer, store._table(Customer)[first])
+
+    def token_by_hash(self, token_hash: str) -> ApiToken | None:
+        store = self._store
+        token_id = store._tokens.get(token_hash)
+        return None if token_id is None else cast(ApiToken, store._table(ApiToken)[token_id])
 
     def appointments_of_customer(self, customer_id: str) -> list[Appointment]:
         return self._store._children_of(Appointment, customer_id)

@@ -16,6 +16,7 @@ from typing import Protocol, TypeVar
 
 from slotwise.model import (
     Allocation,
+    ApiToken,
     Appointment,
     AuditEntry,
     Block,
@@ -122,6 +123,15 @@ class Reader(Protocol):
         from *email*. When several customers match (a store need not keep addresses unique),
         the first created is returned. The answer must not take time proportional to the
         company's customers (an index on company and folded address).
+        """
+        ...
+
+    def token_by_hash(self, token_hash: str) -> ApiToken | None:
+        """
+        Return the API token whose ``token_hash`` is *token_hash*, or ``None`` (decision 39).
+
+        Revoked and expired tokens are returned too (the caller tells them apart). The answer
+        must not take time proportional to the number of tokens (a unique index on the hash).
         """
         ...
 

@@ -10,11 +10,13 @@ every reference pointing at a record of the same list.
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, datetime
 from typing import Any
 
 from slotwise.model import (
     AllocationTarget,
+    ApiToken,
     Appointment,
     AppointmentStatus,
     AuditEntry,
@@ -49,6 +51,7 @@ from ._setup_samples import (
 
 __all__ = [
     "sample_allocation",
+    "sample_api_token",
     "sample_appointment",
     "sample_audit_entry",
     "sample_block",
@@ -268,6 +271,24 @@ def sample_outbox_event(
     return OutboxEvent(**fields)
 
 
+def sample_api_token(*, id: str, company_id: str, **changes: Any) -> ApiToken:
+    """
+    Return a valid API token record (its hash is that of ``f"token-{id}"``), expiring later.
+
+    .. versionadded:: 0.1
+    """
+    fields: dict[str, Any] = {
+        "id": id,
+        "company_id": company_id,
+        "label": "Front desk — Åsa",
+        "token_hash": hashlib.sha256(f"token-{id}".encode()).hexdigest(),
+        "created_at": CREATED,
+        "expires_at": MODIFIED.replace(year=2027),
+    }
+    fields.update(changes)
+    return ApiToken(**fields)
+
+
 def sample_records(
     *, company_id: str, location_id: str, prefix: str, with_company: bool = True
 ) -> list[Record]:
@@ -304,6 +325,7 @@ def sample_records(
             "reminder",
             "audit",
             "event",
+            "token",
         )
     }
     where: dict[str, Any] = {"company_id": company_id, "location_id": location_id}
@@ -358,6 +380,9 @@ def sample_records(
             location_id=location_id,
             # Unique per prefix: a store may keep sequence numbers unique.
             sequence=int.from_bytes(prefix.encode(), "big") % 1_000_000_007 + 1,
+        ),
+        sample_api_token(
+            id=ids["token"], company_id=company_id, location_ids=frozenset({location_id})
         ),
     ]
     return records

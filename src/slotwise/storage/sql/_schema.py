@@ -39,6 +39,7 @@ from sqlalchemy.types import TypeEngine
 from slotwise.model import (
     RECORD_KINDS,
     Allocation,
+    ApiToken,
     Appointment,
     AppointmentStatus,
     AuditEntry,
@@ -75,7 +76,7 @@ __all__ = [
     "spans",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The layout this module creates; stored in ``slotwise_schema_version`` (see docs/sql.md)."""
 
 KEY_LENGTH = 255
@@ -252,6 +253,13 @@ RECORD_TABLES: dict[type[Any], Table] = {
             "location_undelivered": ("location_id", "undelivered", "id"),
         },
     ),
+    ApiToken: _record_table(
+        "api_token",
+        # Schema version 3: tokens of the HTTP service, found by the SHA-256 of the token.
+        Column("token_hash", _key(), nullable=False),
+        located=False,
+        indexes={"hash": ("token_hash",)},
+    ),
 }
 """The table of each record kind."""
 
@@ -371,6 +379,7 @@ _EXTRA_VALUES: dict[type[Any], Callable[[Any], dict[str, Any]]] = {
     OutboxEvent: lambda record: {
         "undelivered": record.sequence if record.delivered_at is None else None
     },
+    ApiToken: lambda record: {"token_hash": record.token_hash},
 }
 
 

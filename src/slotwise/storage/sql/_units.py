@@ -32,6 +32,7 @@ from slotwise.errors import (
 )
 from slotwise.model import (
     Allocation,
+    ApiToken,
     Appointment,
     AuditEntry,
     Block,
@@ -128,6 +129,12 @@ def _feed(column: Any, company: bool, located: bool, condition: Any) -> Any:
 
 
 _STATEMENTS = {kind: _build_statements(kind) for kind in RECORD_TABLES}
+_TOKENS = RECORD_TABLES[ApiToken]
+_BY_TOKEN_HASH = (
+    select(_TOKENS.c.doc)
+    .where(_TOKENS.c.token_hash == bindparam("token_hash"))
+    .order_by(_TOKENS.c.seq)
+)
 _APPOINTMENTS = RECORD_TABLES[Appointment]
 _REMINDERS = RECORD_TABLES[QueuedReminder]
 _EVENTS = RECORD_TABLES[OutboxEvent]
@@ -326,6 +333,10 @@ class SQLReader:
             if record.email is not None and record.email.strip().casefold() == folded:
                 return record
         return None
+
+    def token_by_hash(self, token_hash: str) -> ApiToken | None:
+        found = self._records(ApiToken, _BY_TOKEN_HASH, {"token_hash": token_hash})
+        return found[0] if found else None
 
     def appointments_of_customer(self, customer_id: str) -> list[Appointment]:
         statement = _STATEMENTS[Appointment]["customer_id"]

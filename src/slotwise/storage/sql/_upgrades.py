@@ -14,7 +14,7 @@ import attrs
 from sqlalchemy import Connection, Table, inspect, select, text, update
 from sqlalchemy.schema import CreateColumn
 
-from slotwise.model import Appointment, OutboxEvent, QueuedReminder
+from slotwise.model import ApiToken, Appointment, OutboxEvent, QueuedReminder
 
 from ._codec import decode, encode
 from ._schema import RECORD_TABLES
@@ -106,5 +106,11 @@ def _version_1_to_2(conn: Connection, schema: str | None) -> None:
         _add_indexes(conn, RECORD_TABLES[kind], schema)
 
 
-UPGRADES: dict[int, Upgrade] = {1: _version_1_to_2}
+def _version_2_to_3(conn: Connection, schema: str | None) -> None:
+    """API tokens of the HTTP service (decision 39): the table ``slotwise_api_token``."""
+    RECORD_TABLES[ApiToken].create(conn, checkfirst=True)
+    _add_indexes(conn, RECORD_TABLES[ApiToken], schema)
+
+
+UPGRADES: dict[int, Upgrade] = {1: _version_1_to_2, 2: _version_2_to_3}
 """``UPGRADES[n]`` moves a schema from version *n* to *n* + 1."""

@@ -18,6 +18,7 @@ from slotwise.errors import ConflictError
 from slotwise.model import (
     OPEN_END,
     RECORD_KINDS,
+    ApiToken,
     Appointment,
     Calendar,
     Customer,
@@ -264,6 +265,8 @@ class _Universe:
                 if record.email is not None:
                     key = (record.company_id, record.email)
                     reads[f"customer_by_email{key}"] = reader.customer_by_email(*key)
+            elif isinstance(record, ApiToken):
+                reads[f"token_by_hash({record.id})"] = reader.token_by_hash(record.token_hash)
         return reads
 
     def assert_same(self, before: dict[str, object], after: dict[str, object]) -> None:

@@ -13,6 +13,7 @@ import attrs
 
 from slotwise.model import (
     Allocation,
+    ApiToken,
     Appointment,
     AppointmentStatus,
     AuditEntry,
@@ -67,6 +68,7 @@ _WINDOW_KINDS: tuple[tuple[type[Block] | type[Allocation], str], ...] = (
 )
 
 _DELETE_ORDER: tuple[type[Any], ...] = (
+    ApiToken,
     OutboxEvent,
     AuditEntry,
     QueuedReminder,
@@ -87,6 +89,7 @@ _DELETE_ORDER: tuple[type[Any], ...] = (
 """Record kinds, children before the records they name."""
 
 _CHANGE_FIELD: dict[type[Any], str] = {
+    ApiToken: "label",
     Company: "name",
     Location: "name",
     Calendar: "name",
@@ -212,6 +215,13 @@ def _minimal_world() -> list[Record]:
             sequence=1,
             trigger=Trigger.CUSTOMER_CREATED,
             entity_id="min-customer",
+            created_at=start,
+        ),
+        ApiToken(
+            id="min-token",
+            company_id="co-min",
+            label="t",
+            token_hash="0" * 64,
             created_at=start,
         ),
     ]

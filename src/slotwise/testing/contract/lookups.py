@@ -8,13 +8,17 @@ from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
+import attrs
+
 from slotwise.errors import OutOfRange
 from slotwise.model import (
+    ApiToken,
     Appointment,
     AppointmentStatus,
     Customer,
 )
 from slotwise.testing.samples import (
+    sample_api_token,
     sample_company,
     sample_customer,
 )
@@ -106,6 +110,26 @@ class LookupContract(ContractBase):
 
         expected: object = (("cus-2", "cus-b", None), ("cus-1", "cus-2"), None)
         assert expected == (before, moved, gone), _shows(expected, (before, moved, gone))
+
+    def test_token_by_hash_finds_one_token_and_follows_changes(self) -> None:
+        """token_by_hash() finds a token by its hash, revoked or not, and forgets a deleted one."""
+        first = sample_api_token(id="tok-1", company_id=CO_A)
+        second = sample_api_token(id="tok-2", company_id=CO_B, location_ids=None)
+        store = self._store(sample_company(id=CO_A), sample_company(id=CO_B), first, second)
+
+        def look(token_hash: str) -> object:
+            with store.read() as reader:
+                return reader.token_by_hash(token_hash)
+
+        before = (look(first.token_hash), look(second.token_hash), look("0" * 64))
+        revoked = attrs.evolve(first, revoked_at=_at(9))
+        with store.transaction() as tx:
+            tx.update(revoked)
+            tx.delete(ApiToken, "tok-2")
+        after = (look(first.token_hash), look(second.token_hash))
+
+        expected: object = ((first, second, None), (revoked, None))
+        assert expected == (before, after), _shows(expected, (before, after))
 
     def test_appointments_of_customer_in_creation_order(self) -> None:
         """A customer's appointments, any status, in creation order; re-assignment and deletes follow."""
