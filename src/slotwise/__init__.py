@@ -75,6 +75,7 @@ from slotwise.model import SLOT_INTERVALS as SLOT_INTERVALS
 from slotwise.model import Address as Address
 from slotwise.model import Allocation as Allocation
 from slotwise.model import AllocationTarget as AllocationTarget
+from slotwise.model import ApiToken as ApiToken
 from slotwise.model import Appointment as Appointment
 from slotwise.model import AppointmentStatus as AppointmentStatus
 from slotwise.model import Block as Block
@@ -167,6 +168,9 @@ from slotwise.operations.service_hours import ServiceBlockFields as ServiceBlock
 from slotwise.operations.services import ServiceChanges as ServiceChanges
 from slotwise.operations.services import ServiceFields as ServiceFields
 from slotwise.operations.services import ServiceOperations as ServiceOperations
+from slotwise.operations.tokens import IssuedToken as IssuedToken
+from slotwise.operations.tokens import TokenOperations as TokenOperations
+from slotwise.operations.tokens import TokenSource as TokenSource
 from slotwise.operations.windows import AllocationChanges as AllocationChanges
 from slotwise.operations.windows import AllocationFields as AllocationFields
 from slotwise.operations.windows import WindowChanges as WindowChanges
@@ -200,6 +204,7 @@ __all__ = [
     "Address",
     "Allocation",
     "AllocationTarget",
+    "ApiToken",
     "Appointment",
     "AppointmentStatus",
     "AuditEntry",
@@ -293,6 +298,7 @@ __all__ = [
     "FieldDefinitionFields",
     "FieldOperations",
     "GeographyOperations",
+    "IssuedToken",
     "LocationChanges",
     "LocationFields",
     "LocationOperations",
@@ -318,6 +324,8 @@ __all__ = [
     "State",
     "SubscriptionChanges",
     "SubscriptionOperations",
+    "TokenOperations",
+    "TokenSource",
     "WindowChanges",
     "WindowFields",
     "split_name",

@@ -32,6 +32,7 @@ from slotwise.operations.resource_groups import ResourceGroupOperations
 from slotwise.operations.resources import ResourceOperations
 from slotwise.operations.service_groups import ServiceGroupOperations
 from slotwise.operations.services import ServiceOperations
+from slotwise.operations.tokens import TokenOperations, TokenSource, random_token
 from slotwise.storage.memory import MemoryStore
 from slotwise.storage.protocol import Store
 
@@ -52,9 +53,12 @@ class Scheduler:
             :class:`~slotwise.availability.authorization.NoCalendarAuthorizer`.
         max_query_days: the most dates one availability search may span (decision 36;
             default 366). It bounds the work a single call can ask for.
+        token_source: makes the secrets of new API tokens; defaults to
+            :func:`~slotwise.operations.tokens.random_token` (32 random bytes, decision 39).
 
-    Platform-level calls (:meth:`create_company`, :meth:`companies_of_user`) need no principal;
-    everything else runs in a :class:`Workspace` from :meth:`as_principal`.
+    Platform-level calls (:meth:`create_company`, :meth:`companies_of_user` and the API tokens of
+    :attr:`tokens`) need no principal; everything else runs in a :class:`Workspace` from
+    :meth:`as_principal`.
 
     .. versionadded:: 0.1
     """
@@ -68,6 +72,7 @@ class Scheduler:
         busy_provider: BusyTimeProvider | None = None,
         calendar_authorizer: CalendarAuthorizer | None = None,
         max_query_days: int = DEFAULT_MAX_QUERY_DAYS,
+        token_source: TokenSource | None = None,
     ) -> None:
         if (
             not isinstance(max_query_days, int)
@@ -89,6 +94,13 @@ class Scheduler:
         self.calendar_authorizer: CalendarAuthorizer = (
             calendar_authorizer if calendar_authorizer is not None else NoCalendarAuthorizer()
         )
+        self.tokens = TokenOperations(
+            self.store,
+            self.clock,
+            self.ids,
+            token_source if token_source is not None else random_token,
+        )
+        """The API tokens of the HTTP service (decision 39): create, list, revoke, authenticate."""
 
     def __repr__(self) -> str:
         return f"Scheduler({self.store!r}, clock={self.clock!r}, ids={self.ids!r})"

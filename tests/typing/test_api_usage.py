@@ -10,7 +10,7 @@ import pytest
 
 import slotwise
 from slotwise import MemoryStore, Reader, Scheduler, Store, Transaction
-from slotwise.testing import ManualClock, SequentialIds
+from slotwise.testing import ManualClock, SequentialIds, SequentialTokens
 
 
 class MyHostStore:
@@ -59,3 +59,19 @@ def test_boundary_api() -> None:
 
     assert primary.is_primary
     assert issubclass(refused, slotwise.SlotwiseError)
+
+
+def test_token_api() -> None:
+    """API tokens issue, authenticate and revoke with their public types."""
+    scheduler = Scheduler(
+        clock=ManualClock(datetime(2026, 1, 1, tzinfo=UTC)), token_source=SequentialTokens()
+    )
+    company = scheduler.create_company(name="Token Co", timezone="UTC")
+    issued: slotwise.IssuedToken = scheduler.tokens.create(
+        slotwise.Principal(company_id=company.id), label="desk"
+    )
+    principal: slotwise.Principal = scheduler.tokens.authenticate(issued.token)
+    revoked: slotwise.ApiToken = scheduler.tokens.revoke(issued.record.id)
+
+    assert principal.company_id == company.id
+    assert revoked.revoked_at is not None

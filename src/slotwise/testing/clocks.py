@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from slotwise._time import ensure_aware
 from slotwise.errors import OutOfRange
 
-__all__ = ["ManualClock", "SequentialIds"]
+__all__ = ["ManualClock", "SequentialIds", "SequentialTokens"]
 
 
 class ManualClock:
@@ -72,3 +72,24 @@ class SequentialIds:
     def new_id(self) -> str:
         """Return the next id."""
         return f"{self._prefix}{next(self._counter)}"
+
+
+class SequentialTokens:
+    """
+    API token secrets for tests: ``sw_test_`` and a zero-padded counter, 40 characters each.
+
+    Pass it as ``Scheduler(token_source=SequentialTokens())`` so issued tokens are predictable
+    (production tokens are 32 random bytes from :mod:`secrets`).
+
+    .. versionadded:: 0.1
+    """
+
+    def __init__(self, *, start: int = 1) -> None:
+        self._counter = itertools.count(start)
+
+    def __repr__(self) -> str:
+        return "SequentialTokens()"
+
+    def __call__(self) -> str:
+        """Return the next token."""
+        return f"sw_test_{next(self._counter):032d}"
