@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from datetime import date
 
 import pytest
@@ -211,6 +212,21 @@ class TestEveryError:
         assert error.message == str(error)
         for text in texts:
             assert text in error.message
+
+    @pytest.mark.parametrize(("error", "code", "status", "base", "texts"), CASES, ids=IDS)
+    def test_pickles(
+        self,
+        error: SlotwiseError,
+        code: str,
+        status: int,
+        base: type[BaseException],
+        texts: tuple[str, ...],
+    ):
+        """Each error survives pickling (a process pool returns it) with its message and data."""
+        copy = pickle.loads(pickle.dumps(error))
+
+        assert type(error) is type(copy)
+        assert (str(error), vars(error)) == (str(copy), vars(copy))
 
     def test_cases_are_exported_classes(self):
         """Every class in the table above is exported from slotwise.errors."""

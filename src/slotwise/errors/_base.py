@@ -27,6 +27,16 @@ def _shown(value: object) -> str:
     return text
 
 
+def _rebuild(
+    kind: type[SlotwiseError], args: tuple[object, ...], state: dict[str, object]
+) -> SlotwiseError:
+    """Return an error of *kind* with *args* and *state*, without running its constructor."""
+    error = kind.__new__(kind)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
+
+
 class SlotwiseError(Exception):
     """
     Root of every error slotwise raises.
@@ -40,6 +50,12 @@ class SlotwiseError(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Constructors take keyword data, so the default (positional message) cannot rebuild
+        # them; rebuilding from the message and the data lets errors cross process boundaries
+        # (multiprocessing workers, a pool's futures) unchanged.
+        return (_rebuild, (type(self), self.args, self.__dict__))
 
     def to_dict(self) -> dict[str, object]:
         """
