@@ -20,6 +20,7 @@ from slotwise.errors import (
 from slotwise.model import (
     Appointment,
     Customer,
+    LocationSettings,
     Service,
     Trigger,
 )
@@ -171,33 +172,26 @@ class AppointmentCreation(BookingChecks):
             appointment_booking_fields, field="appointment_booking_fields"
         )
         customer_fields = _field_values(customer_booking_fields, field="customer_booking_fields")
-        fingerprint = None
-        if idempotency_key is not None:
-            if not isinstance(idempotency_key, str) or not idempotency_key.strip():
-                raise FieldRequired(field="idempotency_key")
-            if len(idempotency_key) > _KEY_MAX:
-                raise FieldTooLong(
-                    field="idempotency_key", limit=_KEY_MAX, requested=len(idempotency_key)
-                )
-            fingerprint = _fingerprint(
-                {
-                    "service_id": service_id,
-                    "start": start.isoformat(),
-                    "end": end.isoformat(),
-                    "location_id": location_id,
-                    "resource_ids": named,
-                    "customer_id": customer_id,
-                    "booked_by": booked_by,
-                    "group_size": group_size,
-                    "email": email,
-                    "name": name,
-                    "phone": phone,
-                    "complete_booking": status.value,
-                    "custom_fields": dict(custom_fields or {}),
-                    "appointment_booking_fields": [[f.name, f.value] for f in booking_fields],
-                    "customer_booking_fields": [[f.name, f.value] for f in customer_fields],
-                }
-            )
+        fingerprint = _request_fingerprint(
+            idempotency_key,
+            {
+                "service_id": service_id,
+                "start": start.isoformat(),
+                "end": end.isoformat(),
+                "location_id": location_id,
+                "resource_ids": named,
+                "customer_id": customer_id,
+                "booked_by": booked_by,
+                "group_size": group_size,
+                "email": email,
+                "name": name,
+                "phone": phone,
+                "complete_booking": status.value,
+                "custom_fields": dict(custom_fields or {}),
+                "appointment_booking_fields": [[f.name, f.value] for f in booking_fields],
+                "customer_booking_fields": [[f.name, f.value] for f in customer_fields],
+            },
+        )
         completing = status is not _IN
         locks = {_resource_lock(rid) for rid in named}
         if completing and customer_id is None and details.email:
@@ -209,11 +203,8 @@ class AppointmentCreation(BookingChecks):
         def unit(tx: Transaction, held: frozenset[str]) -> Appointment:
             now = ctx.clock.now()
             if idempotency_key is not None:
-                existing = tx.appointment_by_idempotency_key(ctx.company_id, idempotency_key)
+                existing = self._replayed(tx, idempotency_key, fingerprint)
                 if existing is not None:
-                    ctx.owned(tx, Appointment, existing.id, field="idempotency_key")
-                    if existing.idempotency_fingerprint != fingerprint:
-                        raise IdempotencyConflict(key=idempotency_key, appointment_id=existing.id)
                     return existing
             location = ctx.location(tx, location_id)
             service = ctx.owned(tx, Service, service_id, field="service_id")
@@ -275,9 +266,7 @@ class AppointmentCreation(BookingChecks):
                 end=end,
                 group_size=size,
                 created_at=now,
-                hold_expires_at=(
-                    now + timedelta(minutes=settings.booking_timer_mins) if not completing else None
-                ),
+                hold_expires_at=_hold_expiry(now, settings, completing=completing),
                 last_modified_at=now,
                 last_modified_by=ctx.principal.user,
                 booked_by=booked_by,
@@ -301,3 +290,29 @@ class AppointmentCreation(BookingChecks):
             return appointment
 
         return self._run(locks, unit)
+
+    def _replayed(self, tx: Transaction, key: str, fingerprint: str | None) -> Appointment | None:
+        """Return the appointment an earlier call with *key* made, if it was the same request."""
+        existing = tx.appointment_by_idempotency_key(self._ctx.company_id, key)
+        if existing is None:
+            return None
+        self._ctx.owned(tx, Appointment, existing.id, field="idempotency_key")
+        if existing.idempotency_fingerprint != fingerprint:
+            raise IdempotencyConflict(key=key, appointment_id=existing.id)
+        return existing
+
+
+def _request_fingerprint(key: str | None, request: Mapping[str, object]) -> str | None:
+    """Check an idempotency key; return the digest that tells a retry from another request."""
+    if key is None:
+        return None
+    if not key.strip():
+        raise FieldRequired(field="idempotency_key")
+    if len(key) > _KEY_MAX:
+        raise FieldTooLong(field="idempotency_key", limit=_KEY_MAX, requested=len(key))
+    return _fingerprint(request)
+
+
+def _hold_expiry(now: datetime, settings: LocationSettings, *, completing: bool) -> datetime | None:
+    """Decision 19: a hold counts for the location's booking timer, added in UTC."""
+    return None if completing else now + timedelta(minutes=settings.booking_timer_mins)
