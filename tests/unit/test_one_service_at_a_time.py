@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from slotwise import Reason, ResourceOptions, SlotUnavailable, Workspace
-from slotwise.model import Location, Resource, Service
+from slotwise.model import Appointment, Location, Resource, Service
 
 NEW_YORK = ZoneInfo("America/New_York")
 TUESDAY = date(2026, 1, 6)
@@ -31,6 +31,19 @@ def group(ws: Workspace, location: Location) -> Service:
     return ws.services.create(name="Class", duration=30, reason="r", booking_limit=2)
 
 
+def _book(ws: Workspace, service: Service, resource: Resource) -> Appointment:
+    """Book *service* on *resource* at 10:00-10:30 on Tuesday for Ann."""
+    return ws.appointments.create(
+        service.id,
+        _at(1000),
+        _at(1030),
+        resource_id=resource.id,
+        complete_booking="BK",
+        name="Ann Lee",
+        email="ann@example.com",
+    )
+
+
 def _starts(ws: Workspace, service: Service, resource: Resource) -> list[datetime]:
     found = ws.availability.times(service.id, TUESDAY, TUESDAY, resource_id=resource.id)
     return [slot.start for slot in found.available_times]
@@ -43,78 +56,30 @@ class TestOneServiceAtATime:
         self, ws: Workspace, service: Service, group: Service, resource: Resource
     ):
         """A 1-to-1 booking at 10:00 leaves no place in a class (limit 2) at 10:00."""
-        ws.appointments.create(
-            service.id,
-            _at(1000),
-            _at(1030),
-            resource_id=resource.id,
-            complete_booking="BK",
-            name="Ann Lee",
-            email="ann@example.com",
-        )
+        _book(ws, service, resource)
 
         assert _at(1000) not in _starts(ws, group, resource)
         with pytest.raises(SlotUnavailable):
-            ws.appointments.create(
-                group.id,
-                _at(1000),
-                _at(1030),
-                resource_id=resource.id,
-                complete_booking="BK",
-                name="Ann Lee",
-                email="ann@example.com",
-            )
+            _book(ws, group, resource)
 
     def test_group_booking_blocks_a_one_to_one_service(
         self, ws: Workspace, service: Service, group: Service, resource: Resource
     ):
         """One seat taken in a class at 10:00 leaves the 1-to-1 service no room there."""
-        ws.appointments.create(
-            group.id,
-            _at(1000),
-            _at(1030),
-            resource_id=resource.id,
-            complete_booking="BK",
-            name="Ann Lee",
-            email="ann@example.com",
-        )
+        _book(ws, group, resource)
 
         assert _at(1000) not in _starts(ws, service, resource)
         with pytest.raises(SlotUnavailable):
-            ws.appointments.create(
-                service.id,
-                _at(1000),
-                _at(1030),
-                resource_id=resource.id,
-                complete_booking="BK",
-                name="Ann Lee",
-                email="ann@example.com",
-            )
+            _book(ws, service, resource)
 
     def test_bookings_of_the_same_service_share_the_slot(
         self, ws: Workspace, group: Service, resource: Resource
     ):
         """Two bookings of the class fill its two places; the second is still offered."""
-        ws.appointments.create(
-            group.id,
-            _at(1000),
-            _at(1030),
-            resource_id=resource.id,
-            complete_booking="BK",
-            name="Ann Lee",
-            email="ann@example.com",
-        )
+        _book(ws, group, resource)
         offered = ws.availability.times(group.id, TUESDAY, TUESDAY, resource_id=resource.id)
         ten = next(slot for slot in offered.available_times if slot.start == _at(1000))
-        ws.appointments.create(
-            group.id,
-            _at(1000),
-            _at(1030),
-            resource_id=resource.id,
-            complete_booking="BK",
-            name="Ann Lee",
-            email="ann@example.com",
-        )
+        _book(ws, group, resource)
 
         assert (2, 1) == (ten.allowable_bookings, ten.available_bookings)
         assert _at(1000) not in _starts(ws, group, resource)
@@ -123,15 +88,7 @@ class TestOneServiceAtATime:
         self, ws: Workspace, service: Service, group: Service, resource: Resource
     ):
         """The minutes another service holds read BK (fully booked) in unavailable times."""
-        ws.appointments.create(
-            service.id,
-            _at(1000),
-            _at(1030),
-            resource_id=resource.id,
-            complete_booking="BK",
-            name="Ann Lee",
-            email="ann@example.com",
-        )
+        _book(ws, service, resource)
         found = ws.availability.unavailable(group.id, TUESDAY, TUESDAY, resource_id=resource.id)
 
         assert any(
