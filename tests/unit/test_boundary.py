@@ -92,6 +92,22 @@ class TestEveryOperationIsDeclared:
         assert [] == [m.__qualname__ for m in methods if not is_declared(m)]
         assert len(methods) > 100
 
+    def test_platform_calls_run_behind_the_boundary(self, scheduler: Scheduler):
+        """The scheduler's own calls and its API token calls are wrapped too."""
+        calls = [
+            scheduler.create_company,
+            scheduler.companies_of_user,
+            scheduler.as_principal,
+            scheduler.for_company,
+            *(
+                getattr(scheduler.tokens, name)
+                for name in dir(scheduler.tokens)
+                if not name.startswith("_")
+            ),
+        ]
+
+        assert [] == [call.__qualname__ for call in calls if not is_declared(call)]
+
     def test_every_declaration_compiles(self, ws: Workspace):
         """Each operation's hints, and those of every record it takes, have an input rule."""
         records: set[type] = set()
