@@ -17,7 +17,7 @@ import slotwise
 PACKAGE = Path(slotwise.__file__).parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("slotwise.errors", "slotwise.clock", "slotwise._time", "slotwise.paging"),
+    ("slotwise.errors", "slotwise.clock", "slotwise._time", "slotwise.paging", "slotwise._version"),
     ("slotwise.model",),
     ("slotwise.rules",),
     ("slotwise.storage",),
@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("slotwise.operations",),
     ("slotwise.booking",),
     ("slotwise.scheduler",),
-    ("slotwise.testing",),
+    ("slotwise.testing", "slotwise.cli", "slotwise.__main__"),
 )
 """From the bottom up: a module may import its own layer and those listed before it."""
 

@@ -6,8 +6,7 @@ slotwise: embeddable, typed appointment scheduling.
 
 from __future__ import annotations
 
-from importlib import metadata as _metadata
-
+from slotwise._version import VERSION as _VERSION
 from slotwise.availability.authorization import CalendarAuthorizer as CalendarAuthorizer
 from slotwise.availability.authorization import CalendarProviderName as CalendarProviderName
 from slotwise.availability.authorization import NoCalendarAuthorizer as NoCalendarAuthorizer
@@ -190,11 +189,7 @@ from slotwise.storage.protocol import Reader as Reader
 from slotwise.storage.protocol import Store as Store
 from slotwise.storage.protocol import Transaction as Transaction
 
-try:
-    # The installed distribution's version: pyproject.toml is the one place it is written.
-    __version__ = _metadata.version("slotwise")
-except _metadata.PackageNotFoundError:  # a source tree on sys.path, never installed
-    __version__ = "0+unknown"
+__version__ = _VERSION
 
 __all__ = [
     # Entry point
