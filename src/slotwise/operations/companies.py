@@ -85,6 +85,21 @@ class CompanyOperations:
         with self._ctx.store.read() as reader:
             return self._ctx.owned(reader, Company, self._ctx.company_id, field="company_id")
 
+    def of_business_user(self, email: str, /) -> list[Company]:
+        """
+        Return the principal's company when *email* is one of its business users, else nothing.
+
+        The principal-scoped form of :meth:`slotwise.Scheduler.companies_of_user` (spec: GET
+        /setup/businessUsers/{email}/companies): a caller learns nothing about other companies.
+
+        .. versionadded:: 0.1
+        """
+        wanted = email.strip().lower()
+        company = self.get()
+        if any(user.lower() == wanted for user in company.business_user_emails):
+            return [company]
+        return []
+
     def update(self, **changes: Unpack[CompanyChanges]) -> Company:
         """
         Change fields of the company, webhook URLs included (spec: PUT /setup/v1/company/{id}).

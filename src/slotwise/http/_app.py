@@ -1,0 +1,151 @@
+"""
+The ASGI application: the route table served for one :class:`~slotwise.Scheduler`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import time
+from typing import Any, Final
+
+from litestar import Litestar, Request, get
+from litestar.di import Provide
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import SwaggerRenderPlugin
+from litestar.openapi.spec import Components, SecurityScheme
+from litestar.enums import ScopeType
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+from slotwise._version import VERSION
+from slotwise.errors import NotAuthenticated
+from slotwise.model import Company
+from slotwise.scheduler import Scheduler, Workspace
+
+from ._errors import REQUEST_ID, handlers
+from ._handlers import handler
+from ._routes import ROUTES
+
+__all__ = ["DEFAULT_MAX_BODY_SIZE", "create_app"]
+
+DEFAULT_MAX_BODY_SIZE: Final = 1024 * 1024
+"""Request bodies above this many bytes are refused with 413 (1 MiB)."""
+
+_BEARER: Final = "bearer "
+
+
+def create_app(
+    scheduler: Scheduler | None = None,
+    *,
+    max_body_size: int = DEFAULT_MAX_BODY_SIZE,
+    debug: bool = False,
+) -> Litestar:
+    """
+    Return the ASGI application serving the spec's HTTP interface for *scheduler*.
+
+    Every request needs ``Authorization: Bearer <token>`` with a token from
+    ``scheduler.tokens`` (decision 39); it then runs as the token's principal, exactly as
+    ``scheduler.as_principal(principal)`` would in Python. ``/openapi.json``, ``/docs`` and
+    ``/healthz`` are open.
+
+    Args:
+        scheduler: the scheduler to serve; a new in-memory one when omitted.
+        max_body_size: request bodies above this many bytes answer 413.
+        debug: Litestar's debug mode (tracebacks in bodies): never in production.
+
+    .. versionadded:: 0.1
+    """
+    scheduler = scheduler if scheduler is not None else Scheduler()
+    probe = scheduler.as_principal(None)
+
+    def provide_workspace(request: Request[Any, Any, Any]) -> Workspace:
+        header = request.headers.get("authorization", "")
+        if not header[: len(_BEARER)].lower() == _BEARER:
+            raise NotAuthenticated()
+        principal = scheduler.tokens.authenticate(header[len(_BEARER) :].strip())
+        return scheduler.as_principal(principal)
+
+    @get("/healthz", sync_to_thread=False, include_in_schema=True, security=[{}], tags=["service"])
+    def healthz() -> dict[str, str]:
+        """Answer when the store answers a read (503 when it cannot be reached)."""
+        with scheduler.store.read() as reader:
+            reader.get(Company, "-")
+        return {"status": "ok", "version": VERSION}
+
+    @get("/openapi.json", sync_to_thread=False, include_in_schema=False)
+    def openapi(request: Request[Any, Any, Any]) -> dict[str, Any]:
+        """The OpenAPI 3.1 document of this service."""
+        return request.app.openapi_schema.to_schema()
+
+    route_handlers = [handler(route, scheduler, probe) for route in ROUTES]
+    return Litestar(
+        route_handlers=[*route_handlers, healthz, openapi],
+        dependencies={"workspace": Provide(provide_workspace, sync_to_thread=False)},
+        exception_handlers=handlers(),
+        request_max_body_size=max_body_size,
+        middleware=[_RequestLog],
+        openapi_config=OpenAPIConfig(
+            title="slotwise",
+            version=VERSION,
+            description="The scheduling service's consumer (/consumer/v1) and setup (/setup/v1) "
+            "interfaces, served by slotwise.",
+            path="/docs",
+            render_plugins=[SwaggerRenderPlugin(path="/")],
+            components=Components(
+                security_schemes={
+                    "bearer": SecurityScheme(
+                        type="http", scheme="bearer", description="a slotwise API token"
+                    )
+                }
+            ),
+            security=[{"bearer": []}],
+        ),
+        debug=debug,
+        logging_config=None,
+    )
+
+
+_access = logging.getLogger("slotwise.http.access")
+
+
+class _RequestLog:
+    """ASGI middleware: a request id per request (``X-Request-Id``) and one log line each."""
+
+    _ids = itertools.count(1)
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.prefix = f"{os.getpid():x}"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != ScopeType.HTTP:
+            await self.app(scope, receive, send)
+            return
+        request_id = f"{self.prefix}-{next(self._ids)}"
+        token = REQUEST_ID.set(request_id)
+        status = 500
+        started = time.perf_counter()
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                headers = list(message.get("headers", []))
+                headers.append((b"x-request-id", request_id.encode()))
+                message["headers"] = headers
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            if _access.isEnabledFor(logging.INFO):
+                _access.info(
+                    "%s %s %s %.1f ms",
+                    scope.get("method", "-"),
+                    scope["path"],
+                    status,
+                    (time.perf_counter() - started) * 1000,
+                    extra={"request_id": request_id, "status": status},
+                )
+            REQUEST_ID.reset(token)

@@ -1,0 +1,366 @@
+"""
+Litestar handlers built from the route table and the operations' signatures.
+
+For each :class:`~._routes.Route` the operation's signature says what the request carries:
+path placeholders fill its leading parameters; on GET and DELETE the other parameters are query
+parameters; on POST and PUT they are fields of the JSON body (a ``**fields`` TypedDict's keys
+included). :func:`handler` builds one function per route with that signature, so Litestar parses
+and documents exactly what the operation accepts, and the function only calls the operation
+and turns its answer into the spec's JSON.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from datetime import date, datetime
+from typing import Any, Final, Union, get_args, get_origin
+
+import jsonpatch
+import msgspec
+from litestar import Request
+from litestar import route as litestar_route
+from litestar.datastructures import ResponseHeader
+from litestar.handlers import HTTPRouteHandler
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import Parameter
+
+from slotwise.errors import InvalidFormat, SlotwiseError, Unauthorized, UnexpectedField
+from slotwise.operations._inputs import stripped
+from slotwise.paging import Page
+from slotwise.scheduler import Scheduler, Workspace
+
+from ._bodies import PatchOperation, body_struct, fields_of, input_type, to_python
+from ._errors import ErrorBody
+from ._routes import Route
+from ._wire import camel, page, page_type, shape, to_wire, wire_type
+
+__all__ = ["handler", "operation_of"]
+
+_PLACEHOLDER: Final = re.compile(r"{(\w+)}")
+_WITH_URL: Final = frozenset({"AvailableTimes", "DayAvailability", "UnavailableTimes"})
+
+ERROR_RESPONSES: Final = {
+    400: "The request is invalid: a field, a parameter or the body (see code and field).",
+    401: "Not authenticated (no, unknown, expired or revoked token) or unauthorized "
+    "(a record outside the token's company or locations).",
+    404: "No record has that id.",
+    409: "The record's state forbids the operation, or the slot is taken.",
+    413: "The request body is over the size limit.",
+    500: "Unexpected failure; the body carries an error id that is also logged.",
+    501: "A feature the server was not set up with (an external calendar provider, an extra).",
+    503: "The store cannot be reached.",
+}
+
+
+def operation_of(route: Route, probe: Workspace) -> Callable[..., Any]:
+    """Return the unbound method serving *route* (for its signature)."""
+    if route.group == "scheduler":
+        return getattr(Scheduler, route.method_name)  # type: ignore[no-any-return]
+    return getattr(type(getattr(probe, route.group)), route.method_name)  # type: ignore[no-any-return]
+
+
+def _parameters(function: Callable[..., Any]) -> list[tuple[str, Any, Any, inspect._ParameterKind]]:
+    """Return (name, hint, default, kind) of *function*'s parameters, ``**fields`` expanded."""
+    hints = typing.get_type_hints(function, include_extras=True)
+    result: list[tuple[str, Any, Any, inspect._ParameterKind]] = []
+    for parameter in list(inspect.signature(function).parameters.values())[1:]:
+        hint = hints.get(parameter.name, Any)
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            declared = get_args(hint)[0] if get_origin(hint) is typing.Unpack else hint
+            items = typing.get_type_hints(declared, include_extras=True)
+            required = _required(declared, items)
+            for key, item in items.items():
+                default = inspect.Parameter.empty if key in required else None
+                result.append((key, stripped(item), default, inspect.Parameter.KEYWORD_ONLY))
+            continue
+        result.append((parameter.name, hint, parameter.default, parameter.kind))
+    return result
+
+
+def _required(declared: Any, items: Mapping[str, Any]) -> frozenset[str]:
+    from slotwise.operations._inputs import required_keys
+
+    return required_keys(declared, items)
+
+
+# -- query parameters -------------------------------------------------------------------------
+
+
+def _query_type(hint: Any) -> Any:
+    """Return the type Litestar parses a query parameter declared as *hint* into."""
+    origin = get_origin(hint)
+    if origin is Union or origin is types.UnionType:
+        members = [m for m in get_args(hint) if m is not types.NoneType]
+        sequences = [m for m in members if get_origin(m) in (Sequence, tuple, list)]
+        if sequences or (str in members and len(members) > 1 and date in members):
+            return str  # "a,b,c" or a date/date-time text: the operation reads it
+        if len(members) == 1:
+            return _query_type(members[0])
+        return input_type(hint)
+    if origin in (Sequence, tuple, list):
+        return str
+    if hint is date or hint is datetime:
+        return hint
+    return input_type(hint)
+
+
+def _point(text: str) -> tuple[float, float]:
+    try:
+        latitude, longitude = (float(part) for part in text.split(","))
+    except ValueError:
+        raise InvalidFormat(
+            field="nearestTo", expected="'latitude,longitude'", value=text
+        ) from None
+    return latitude, longitude
+
+
+_QUERY_READERS: Final[dict[str, Callable[[Any], Any]]] = {"nearest_to": _point}
+
+
+# -- the handler ------------------------------------------------------------------------------
+
+
+class _Plan:
+    """What one route's request carries, read from the operation's signature."""
+
+    def __init__(self, route: Route, function: Callable[..., Any]) -> None:
+        self.route = route
+        parameters = _parameters(function)
+        placeholders = _PLACEHOLDER.findall(route.path)
+        if route.path_params is not None:
+            path_python = list(route.path_params)
+        else:
+            path_python = [name for name, *_ in parameters[: len(placeholders)]]
+        if route.company_in_path:
+            placeholders = placeholders[:0]
+        self.path = list(zip(placeholders, path_python, strict=True))
+        self.positional = [
+            name
+            for name, _, _, kind in parameters
+            if kind is inspect.Parameter.POSITIONAL_ONLY and name not in route.fixed
+        ]
+        rest = [p for p in parameters if p[0] not in path_python and p[0] not in route.fixed]
+        has_body = route.method in ("POST", "PUT")
+        self.query = [p for p in rest if not has_body or p[0] in route.query]
+        self.body_items = [p for p in rest if has_body and p[0] not in route.query]
+        self.query_names = {route.rename.get(name) or camel(name) for name, *_ in self.query}
+        self.body: Any = None
+        if self.body_items:
+            self.body = self._body_type()
+
+    def _body_type(self) -> Any:
+        route = self.route
+        name = "".join(part.title() for part in route.operation.replace(".", "_").split("_"))
+        if route.whole_body is not None:
+            (hint,) = [hint for key, hint, *_ in self.body_items if key == route.whole_body]
+            if route.operation == "resources.update_many":
+                changes = get_args(get_args(hint)[0])[1]
+                items = {"id": str, **typing.get_type_hints(changes, include_extras=True)}
+                return list[body_struct(f"{name}Item", items, record=route.record, rename={})]  # type: ignore[misc]
+            if route.whole_body == "days":
+                from slotwise.model import WeeklyHours
+
+                return input_type(WeeklyHours)
+            return input_type(hint, owner=route.record)
+        struct = body_struct(
+            f"{name}Body",
+            {key: hint for key, hint, *_ in self.body_items},
+            record=route.record,
+            rename=route.rename,
+        )
+        if route.patch_from is not None:
+            return struct | list[PatchOperation]
+        return struct
+
+
+def handler(route: Route, scheduler: Scheduler, probe: Workspace) -> HTTPRouteHandler:
+    """Return the Litestar handler serving *route* with *scheduler*'s operations."""
+    function = operation_of(route, probe)
+    plan = _Plan(route, function)
+    signature: list[inspect.Parameter] = []
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    for placeholder, _ in plan.path:
+        signature.append(inspect.Parameter(placeholder, keyword, annotation=str))
+    if route.company_in_path:
+        signature.append(inspect.Parameter("id", keyword, annotation=str))
+    for name, hint, default, _ in plan.query:
+        wire = route.rename.get(name) or camel(name)
+        required = default is inspect.Parameter.empty
+        kind = _query_type(hint)
+        annotation = kind if required else kind | None
+        parameter = (
+            Parameter(query=wire, required=required)
+            if required
+            else Parameter(query=wire, default=None, required=False)
+        )
+        signature.append(
+            inspect.Parameter(f"q_{name}", keyword, annotation=annotation, default=parameter)
+        )
+    if plan.body is not None:
+        signature.append(inspect.Parameter("data", keyword, annotation=plan.body))
+    signature.append(inspect.Parameter("request", keyword, annotation=Request))
+    signature.append(inspect.Parameter("workspace", keyword, annotation=Workspace))
+    returns = _response_type(typing.get_type_hints(function).get("return", Any))
+
+    def serve(**values: Any) -> Any:
+        workspace: Workspace = values.pop("workspace")
+        request: Request[Any, Any, Any] = values.pop("request")
+        _refuse_unknown_query(request, plan.query_names)
+        principal = workspace.principal
+        if route.company_in_path and (principal is None or values["id"] != principal.company_id):
+            raise Unauthorized(field="id", value=values["id"])
+        arguments = dict(route.fixed)
+        for placeholder, python in plan.path:
+            arguments[python] = values[placeholder]
+        for name, *_ in plan.query:
+            given = values[f"q_{name}"]
+            if given is not None:
+                reader = _QUERY_READERS.get(name)
+                arguments[name] = reader(given) if reader else given
+        if plan.body is not None:
+            arguments.update(_body(route, plan, workspace, arguments, values["data"]))
+        call = getattr(getattr(workspace, route.group), route.method_name)
+        positional = [arguments.pop(name) for name in plan.positional if name in arguments]
+        result = call(*positional, **arguments)
+        return _respond(result, request)
+
+    serve.__name__ = route.operation.replace(".", "_") + "_" + route.method.lower()
+    serve.__doc__ = function.__doc__
+    serve.__signature__ = inspect.Signature(signature, return_annotation=returns)  # type: ignore[attr-defined]
+    serve.__annotations__ = {p.name: p.annotation for p in signature} | {"return": returns}
+    responses = {
+        status: ResponseSpec(data_container=ErrorBody, description=text)
+        for status, text in ERROR_RESPONSES.items()
+    }
+    headers = [ResponseHeader(name="Deprecation", value="true")] if route.deprecated else None
+    return route_decorator(route, responses, headers)(serve)
+
+
+def route_decorator(
+    route: Route, responses: dict[int, ResponseSpec], headers: list[ResponseHeader] | None
+) -> Callable[[Callable[..., Any]], HTTPRouteHandler]:
+    """Return the Litestar decorator of *route*."""
+    placeholders = _PLACEHOLDER.sub(lambda m: "{" + m.group(1) + ":str}", route.path)
+    return litestar_route(
+        placeholders,
+        http_method=[route.method],
+        status_code=route.status,
+        sync_to_thread=False,
+        summary=route.summary,
+        description=route.summary
+        + (" (a slotwise extension; not in the specification)" if route.extension else ""),
+        operation_id=f"{route.operation.replace('.', '_')}_{route.method.lower()}_"
+        + re.sub(r"\W+", "_", route.path).strip("_"),
+        tags=[_tag(route)],
+        deprecated=route.deprecated,
+        responses=responses,
+        response_headers=headers,
+        name=f"{route.method} {route.path}",
+    )
+
+
+def _tag(route: Route) -> str:
+    parts = route.path.strip("/").split("/")
+    interface = "consumer" if parts[0] == "consumer" else "setup"
+    topic = parts[2] if len(parts) > 2 and parts[1] == "v1" else parts[1]
+    return f"{interface}: {topic}"
+
+
+def _refuse_unknown_query(request: Request[Any, Any, Any], allowed: set[str]) -> None:
+    for key in request.query_params:
+        if key not in allowed:
+            raise UnexpectedField(field=key, allowed=sorted(allowed))
+
+
+def _body(
+    route: Route, plan: _Plan, workspace: Workspace, arguments: dict[str, Any], data: Any
+) -> dict[str, Any]:
+    if isinstance(data, list) and data and isinstance(data[0], PatchOperation):
+        data = _patched(route, plan, workspace, arguments, data)
+    if route.whole_body is not None:
+        value = to_python(data)
+        if route.operation == "resources.update_many":
+            value = [(item.pop("id", None), item) for item in value]
+        return {route.whole_body: value}
+    fields: dict[str, Any] = to_python(data)
+    return fields
+
+
+def _patched(
+    route: Route,
+    plan: _Plan,
+    workspace: Workspace,
+    arguments: Mapping[str, Any],
+    operations: list[PatchOperation],
+) -> Any:
+    """Apply a JSON Patch to the record's wire form; return the changed fields as a body."""
+    assert route.patch_from is not None
+    group, _, name = route.patch_from.partition(".")
+    record_id = next(iter(arguments[python] for _, python in plan.path))
+    current = to_wire(getattr(getattr(workspace, group), name)(record_id))
+    document = msgspec.json.decode(msgspec.json.encode(current))
+    patch = [
+        {
+            key: value
+            for key, value in msgspec.structs.asdict(op).items()
+            if value is not msgspec.UNSET
+        }
+        for op in operations
+    ]
+    for op in patch:
+        if "from_" in op:
+            op["from"] = op.pop("from_")
+    try:
+        patched = jsonpatch.apply_patch(document, patch)
+    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as error:
+        raise InvalidFormat(
+            field="body", expected="a JSON Patch that applies", value=str(error)
+        ) from None
+    if not isinstance(patched, dict):
+        raise InvalidFormat(field="body", expected="a patch leaving an object", value=patched)
+    changed = {key: value for key, value in patched.items() if document.get(key) != value}
+    changed.update({key: None for key in document if key not in patched})
+    body_type = get_args(plan.body)[0]
+    try:
+        return msgspec.json.decode(msgspec.json.encode(changed), type=body_type)
+    except msgspec.ValidationError as error:
+        raise decode_error(error, fields_of(body_type)) from None
+
+
+def decode_error(error: msgspec.ValidationError, allowed: Mapping[str, str]) -> SlotwiseError:
+    """Return the slotwise error of a body msgspec refused (an unknown field, a wrong type)."""
+    message = str(error)
+    unknown = re.match(r"Object contains unknown field `([^`]*)`(?: - at `\$(.*)`)?", message)
+    if unknown:
+        where = (unknown.group(2) or "").lstrip(".")
+        field = f"{where}.{unknown.group(1)}" if where else unknown.group(1)
+        return UnexpectedField(field=field, allowed=sorted(allowed))
+    located = re.match(r"(.*?)(?: - at `\$\.?(.*)`)?$", message)
+    field = (located.group(2) if located else "") or "body"
+    return InvalidFormat(field=field, expected=located.group(1) if located else message, value="")
+
+
+def _respond(result: Any, request: Request[Any, Any, Any]) -> Any:
+    url = str(request.url.path) + (f"?{request.url.query}" if request.url.query else "")
+    if isinstance(result, Page):
+        return page(result, url=url)
+    data = to_wire(result)
+    if type(result).__name__ in _WITH_URL:
+        data["url"] = url
+    return data
+
+
+def _response_type(hint: Any) -> Any:
+    origin = get_origin(hint)
+    if origin is Page:
+        (item,) = get_args(hint)
+        return page_type(wire_type(item))
+    if isinstance(hint, type) and hint.__name__ in _WITH_URL:
+        base = shape(hint).struct
+        fields = [(f.encode_name, f.type) for f in msgspec.structs.fields(base)]
+        return msgspec.defstruct(f"{hint.__name__}Response", [*fields, ("url", str)], kw_only=True)
+    return wire_type(hint)

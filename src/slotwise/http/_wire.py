@@ -1,0 +1,386 @@
+"""
+The spec's wire shapes, generated from the attrs records in one place.
+
+Every record crosses the wire as a JSON object whose keys are its fields in camelCase, with the
+few spec names that are not mechanical (:data:`RENAMED`, :data:`RENAMED_IN`), fields the spec
+derives (an appointment's ``date``, ``time`` and ``duration``; a block's ``repeats``) and
+nothing secret or internal (:data:`HIDDEN`). :func:`shape` compiles that description once per
+record class into
+
+* a function that turns a record into JSON-ready builtins (what a response carries), and
+* a :mod:`msgspec` ``Struct`` type of the same shape (what the OpenAPI document shows),
+
+so the document and the bytes on the wire cannot drift apart. Request bodies are generated from
+the same names in :mod:`._bodies`.
+"""
+
+from __future__ import annotations
+
+import collections.abc as abc
+import enum
+import functools
+import types
+import typing
+from collections.abc import Callable, Mapping
+from datetime import date, datetime
+from typing import Any, Final, Union, get_args, get_origin
+
+import attrs
+import msgspec
+
+from slotwise.availability.results import AvailableTimes, Slot
+from slotwise.model import (
+    Allocation,
+    Appointment,
+    Block,
+    Location,
+    LocationSettings,
+    RepeatRule,
+    Resource,
+    ResourceConsumerView,
+    WeeklyHours,
+)
+from slotwise.operations.locations import LocationSettingsEntry
+from slotwise.operations.resource_hours import ResourceWeeklyAvailability
+from slotwise.paging import Page
+
+__all__ = ["HIDDEN", "RENAMED", "camel", "shape", "to_wire", "wire_name", "wire_type"]
+
+
+def camel(name: str) -> str:
+    """Return the camelCase form of the snake_case *name* (``is_24_hours`` -> ``is24Hours``)."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+RENAMED: Final[dict[str, str]] = {
+    # Spec: Appointment and availability elements name instants by what they are.
+    "start": "startDateTime",
+    "end": "endDateTime",
+    "created_at": "createDate",
+    "last_modified_at": "lastModifiedOn",
+    # Spec: Appointment "lastname, firstname"; one spelling everywhere (customers too).
+    "first_name": "firstname",
+    "last_name": "lastname",
+    "location_text": "location",
+    # Spec: Resource "deletedStatus"; Block "deletedStatus"; Location "businessHolidays".
+    "deleted": "deletedStatus",
+    "holidays": "businessHolidays",
+}
+"""Field names whose spec name is not their camelCase form, wherever they appear."""
+
+RENAMED_IN: Final[dict[type, dict[str, str]]] = {
+    Resource: {"timezone": "timezoneId"},
+}
+"""Spec names that hold for one record only (a resource's zone is ``timezoneId``)."""
+
+HIDDEN: Final[dict[type, frozenset[str]]] = {
+    # The fingerprint is how idempotent retries are recognised: internal, not the caller's.
+    Appointment: frozenset({"idempotency_fingerprint", "resource_ids"}),
+    # Flattened into the spec's providerACalendarId ... fields below.
+    Resource: frozenset({"provider_a", "provider_b"}),
+    Block: frozenset(),
+}
+"""Record fields that never cross the wire (the company's signing key is hidden separately)."""
+
+
+def wire_name(kind: type | None, name: str) -> str:
+    """Return the wire name of the field *name* of the record class *kind*."""
+    if kind is not None and name in RENAMED_IN.get(kind, {}):
+        return RENAMED_IN[kind][name]
+    return RENAMED.get(name) or camel(name)
+
+
+# -- derived fields ---------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Derived:
+    """A field the spec shows that the record computes rather than stores."""
+
+    name: str
+    type: Any
+    value: Callable[[Any], Any]
+
+
+def _minutes(appointment: Appointment) -> int:
+    return int((appointment.end - appointment.start).total_seconds() // 60)
+
+
+def _joined(ids: tuple[str, ...]) -> str | None:
+    # Spec: "resourceIds (string, comma-separated resource ids for multi-resource booking)".
+    return ",".join(ids) if ids else None
+
+
+def _full_name(appointment: Appointment) -> str | None:
+    words = [w for w in (appointment.first_name, appointment.last_name) if w]
+    return " ".join(words) or None
+
+
+def _provider(which: str, field: str) -> Callable[[Resource], Any]:
+    def value(resource: Resource) -> Any:
+        provider = getattr(resource, which)
+        return None if provider is None else getattr(provider, field)
+
+    return value
+
+
+DERIVED: Final[dict[type, tuple[Derived, ...]]] = {
+    Appointment: (
+        Derived("resourceId", str | None, lambda a: a.resource_ids[0] if a.resource_ids else None),
+        Derived("resourceIds", str | None, lambda a: _joined(a.resource_ids)),
+        # Instants are UTC on the wire; the date, time and offset fields describe them there.
+        Derived("date", date, lambda a: a.start.date()),
+        Derived("time", int, lambda a: a.start.hour * 100 + a.start.minute),
+        Derived("duration", int, _minutes),
+        Derived("timezone", int, lambda _: 0),
+        Derived("name", str | None, _full_name),
+    ),
+    Block: (
+        Derived("repeats", bool, lambda b: b.repeat is not None),
+        Derived("businessId", str, lambda b: b.location_id),
+    ),
+    Allocation: (
+        Derived("repeats", bool, lambda a: a.repeat is not None),
+        Derived("businessId", str, lambda a: a.location_id),
+    ),
+    Resource: (
+        *(
+            Derived(f"provider{p}{suffix}", kind, _provider(f"provider_{p.lower()}", field))
+            for p in ("A", "B")
+            for suffix, kind, field in (
+                ("CalendarId", str | None, "calendar_id"),
+                ("AuthReturnUrl", str | None, "auth_return_url"),
+                ("CalendarAuthUrl", str | None, "auth_url"),
+                ("CalendarAuthorized", bool | None, "authorized"),
+            )
+        ),
+    ),
+    ResourceConsumerView: (Derived("object", str, lambda _: "resource"),),
+    AvailableTimes: (Derived("resourceIds", str | None, lambda t: _joined(t.resource_ids)),),
+    Slot: (Derived("resourceIds", str | None, lambda s: _joined(s.resource_ids)),),
+    ResourceWeeklyAvailability: (Derived("weekdays", Any, lambda a: _weekdays(a)),),
+    Location: (Derived("settings", Any, lambda loc: _settings(loc.settings, loc)),),
+    LocationSettingsEntry: (
+        Derived("businessId", str, lambda entry: entry.location_id),
+        Derived("settings", Any, lambda entry: _settings(entry.settings, entry)),
+    ),
+}
+
+
+def _weekdays(availability: ResourceWeeklyAvailability) -> dict[str, Any]:
+    # Spec: Resource weekly availability, weekdays with startTime, endTime, displayStartTime,
+    # displayEndTime.
+    days = shape(WeeklyHours).dump(availability.weekdays)
+    for name, day in days.items():
+        day["displayStartTime"], day["displayEndTime"] = availability.display_times(name)
+    return days
+
+
+@functools.cache
+def _weekdays_type() -> Any:
+    day = msgspec.defstruct(
+        "WeekdayHours",
+        [("startTime", int), ("endTime", int), ("displayStartTime", str), ("displayEndTime", str)],
+        kw_only=True,
+    )
+    names = [a.name for a in attrs.fields(WeeklyHours)]
+    return msgspec.defstruct("ResourceWeekdays", [(n, day) for n in names], kw_only=True)
+
+
+def _settings(settings: LocationSettings, owner: Any) -> dict[str, Any]:
+    # Decision 33: the deprecated businessId is returned beside locationId, same value.
+    data = shape(LocationSettings).dump(settings)
+    data.update(
+        object="settings",
+        companyId=owner.company_id,
+        locationId=getattr(owner, "location_id", None) or owner.id,
+        businessId=getattr(owner, "location_id", None) or owner.id,
+    )
+    return data
+
+
+@functools.cache
+def _settings_type() -> Any:
+    base = shape(LocationSettings).struct
+    extra = [("object", str), ("companyId", str), ("locationId", str), ("businessId", str)]
+    fields = [(f.encode_name, f.type) for f in msgspec.structs.fields(base)]
+    return msgspec.defstruct("LocationSettingsView", fields + extra, kw_only=True)
+
+
+def _object_name(kind: type) -> str:
+    return camel("".join(f"_{c.lower()}" if c.isupper() else c for c in kind.__name__)[1:])
+
+
+# -- shapes -----------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Shape:
+    """How one record class crosses the wire: its converter and its documented type."""
+
+    kind: type
+    struct: type[msgspec.Struct]
+    fields: tuple[tuple[str, str, Callable[[Any], Any]], ...]
+    derived: tuple[Derived, ...]
+
+    def dump(self, record: Any) -> dict[str, Any]:
+        """Return *record* as the spec's JSON object."""
+        data = {key: convert(getattr(record, name)) for name, key, convert in self.fields}
+        for field in self.derived:
+            data[field.name] = field.value(record)
+        return data
+
+
+def _hidden(kind: type) -> frozenset[str]:
+    if kind.__name__ == "Company":
+        return frozenset({"webhook_signature_hash"})  # the signing key never leaves the store
+    return HIDDEN.get(kind, frozenset())
+
+
+@functools.cache
+def shape(kind: type) -> Shape:
+    """Return the wire shape of the attrs record class *kind* (compiled once)."""
+    hints = typing.get_type_hints(kind)
+    hidden = _hidden(kind)
+    fields: list[tuple[str, str, Callable[[Any], Any]]] = []
+    struct_fields: list[tuple[str, Any]] = []
+    for attribute in attrs.fields(kind):
+        if attribute.name.startswith("_") or attribute.name in hidden:
+            continue
+        key = wire_name(kind, attribute.name)
+        hint = hints[attribute.name]
+        if kind is RepeatRule and attribute.name == "weekdays":
+            # Spec: Repeat object, weekdays "string of digits 0-6".
+            fields.append((attribute.name, key, lambda days: "".join(map(str, sorted(days)))))
+            struct_fields.append((key, str))
+            continue
+        fields.append((attribute.name, key, _converter(hint)))
+        struct_fields.append((key, wire_type(hint)))
+    derived = DERIVED.get(kind, ())
+    keys = {key for key, _ in struct_fields}
+    if "id" in keys and "object" not in keys and all(d.name != "object" for d in derived):
+        # Spec: every record carries its kind in ``object``.
+        name = _object_name(kind)
+        derived = (Derived("object", str, lambda _: name), *derived)
+    for field in derived:
+        documented = {"settings": _settings_type, "weekdays": _weekdays_type}.get(
+            field.name, lambda field=field: field.type
+        )()
+        struct_fields = [(k, t) for k, t in struct_fields if k != field.name]
+        struct_fields.append((field.name, documented))
+    overridden = {d.name for d in derived}
+    fields = [f for f in fields if f[1] not in overridden]
+    struct = msgspec.defstruct(kind.__name__, struct_fields, kw_only=True)
+    return Shape(kind=kind, struct=struct, fields=tuple(fields), derived=derived)
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _enum_value(value: Any) -> Any:
+    return None if value is None else value.value
+
+
+def _converter(hint: Any) -> Callable[[Any], Any]:
+    origin = get_origin(hint)
+    if origin is Union or origin is types.UnionType:
+        members = [m for m in get_args(hint) if m is not types.NoneType]
+        if len(members) == 1:
+            inner = _converter(members[0])
+            if inner is _identity:
+                return _identity
+            return lambda value: None if value is None else inner(value)
+        return to_wire
+    if origin in (tuple, list, frozenset, set, abc.Sequence, abc.Set):
+        args = [a for a in get_args(hint) if a is not Ellipsis]
+        inner = _converter(args[0]) if args else to_wire
+        if inner is _identity:
+            return list
+        return lambda values: [inner(v) for v in values]
+    if origin in (abc.Mapping, dict):
+        return to_wire
+    if isinstance(hint, type):
+        if issubclass(hint, enum.Enum):
+            return _enum_value
+        if attrs.has(hint):
+            return shape(hint).dump
+        if issubclass(hint, dict):  # FrozenJSON: a JSON object
+            return dict
+    return _identity
+
+
+def wire_type(hint: Any) -> Any:
+    """Return the type the OpenAPI document shows for a record field declared as *hint*."""
+    origin = get_origin(hint)
+    if origin is Union or origin is types.UnionType:
+        members = tuple(wire_type(m) for m in get_args(hint))
+        return functools.reduce(lambda a, b: a | b, dict.fromkeys(members))
+    if origin in (tuple, list, frozenset, set, abc.Sequence, abc.Set):
+        args = [a for a in get_args(hint) if a is not Ellipsis]
+        return list[wire_type(args[0]) if args else Any]  # type: ignore[misc]
+    if origin in (abc.Mapping, dict):
+        key, value = get_args(hint) or (str, Any)
+        return dict[wire_type(key), wire_type(value)]  # type: ignore[misc]
+    if isinstance(hint, type):
+        if issubclass(hint, enum.Enum):
+            return _enum_type(hint)
+        if attrs.has(hint):
+            return shape(hint).struct
+        if issubclass(hint, dict):
+            return dict[str, Any]
+        if hint in (str, int, float, bool, date, datetime, types.NoneType):
+            return hint
+    return Any
+
+
+@functools.cache
+def _enum_type(kind: type[enum.Enum]) -> Any:
+    """Return a ``Literal`` of the enum's values: the wire carries the value, not the name."""
+    return typing.Literal.__getitem__(tuple(member.value for member in kind))
+
+
+def to_wire(value: Any) -> Any:
+    """Return *value* (a record, a page, a list of them, plain data) as JSON-ready builtins."""
+    if isinstance(value, Page):
+        return page(value, url=value.url)
+    if attrs.has(type(value)):
+        return shape(type(value)).dump(value)  # type: ignore[arg-type]
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, Mapping):
+        return {key: to_wire(item) for key, item in value.items()}
+    if isinstance(value, list | tuple | frozenset | set):
+        return [to_wire(item) for item in value]
+    return value
+
+
+def page(result: Page[Any], *, url: str) -> dict[str, Any]:
+    """Return the spec's pagination envelope of *result*, naming the request's *url*."""
+    return {
+        "object": "list",
+        "url": url,
+        "hasMore": result.has_more,
+        "count": result.count,
+        "total": result.total,
+        "data": [to_wire(record) for record in result.data],
+    }
+
+
+@functools.cache
+def page_type(item: Any) -> type[msgspec.Struct]:
+    """Return the documented type of an envelope of *item* records."""
+    name = getattr(item, "__name__", "Item")
+    return msgspec.defstruct(
+        f"{name}Page",
+        [
+            ("object", str),
+            ("url", str),
+            ("hasMore", bool),
+            ("count", int),
+            ("total", int),
+            ("data", list[item]),
+        ],
+        kw_only=True,
+    )
