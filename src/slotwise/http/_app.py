@@ -7,15 +7,16 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import re
 import time
 from typing import Any, Final
 
-from litestar import Litestar, Request, get
-from litestar.di import Provide
+from litestar import Litestar, Request, Response, get, route
+from litestar.enums import ScopeType
+from litestar.handlers import HTTPRouteHandler
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
-from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from slotwise._version import VERSION
@@ -57,7 +58,6 @@ def create_app(
     .. versionadded:: 0.1
     """
     scheduler = scheduler if scheduler is not None else Scheduler()
-    probe = scheduler.as_principal(None)
 
     def provide_workspace(request: Request[Any, Any, Any]) -> Workspace:
         header = request.headers.get("authorization", "")
@@ -78,10 +78,9 @@ def create_app(
         """The OpenAPI 3.1 document of this service."""
         return request.app.openapi_schema.to_schema()
 
-    route_handlers = [handler(route, scheduler, probe) for route in ROUTES]
+    route_handlers = [handler(route, scheduler, provide_workspace) for route in ROUTES]
     return Litestar(
-        route_handlers=[*route_handlers, healthz, openapi],
-        dependencies={"workspace": Provide(provide_workspace, sync_to_thread=False)},
+        route_handlers=[*_options_handlers(), *route_handlers, healthz, openapi],
         exception_handlers=handlers(),
         request_max_body_size=max_body_size,
         middleware=[_RequestLog],
@@ -103,6 +102,30 @@ def create_app(
         ),
         debug=debug,
         logging_config=None,
+    )
+
+
+def _options_handlers() -> list[HTTPRouteHandler]:
+    """
+    Return one OPTIONS handler per path, answering 204 with every method of the path.
+
+    Litestar builds its own OPTIONS answer from the first handler registered on a path, so a
+    path whose methods are registered one by one would list only the first (RFC 9110 wants
+    them all in ``Allow``).
+    """
+    methods: dict[str, set[str]] = {}
+    for served in ROUTES:
+        methods.setdefault(served.path, {"OPTIONS"}).add(served.method)
+    return [_options(path, ", ".join(sorted(allowed))) for path, allowed in methods.items()]
+
+
+def _options(path: str, allow: str) -> HTTPRouteHandler:
+    def options() -> Response[None]:
+        return Response(content=None, status_code=204, headers={"Allow": allow})
+
+    template = re.sub(r"{(\w+)}", r"{\1:str}", path)
+    return route(template, http_method=["OPTIONS"], include_in_schema=False, sync_to_thread=False)(
+        options
     )
 
 

@@ -49,8 +49,11 @@ def _safe(value: Any) -> Any:
     return msgspec.json.decode(msgspec.json.encode(value, enc_hook=repr))
 
 
-def _answer(status: int, body: dict[str, Any]) -> Response[Any]:
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+def _answer(
+    status: int, body: dict[str, Any], headers: dict[str, str] | None = None
+) -> Response[Any]:
+    if status == 401:
+        headers = {**(headers or {}), "WWW-Authenticate": "Bearer"}
     return Response(content=_safe(body), status_code=status, media_type=_JSON, headers=headers)
 
 
@@ -83,9 +86,9 @@ def on_http_error(_: Request[Any, Any, Any], error: HTTPException) -> Response[A
         return _answer(400, _validation_body(error))
     code, message = _HTTP_CODES.get(status, (f"HTTP-{status}", error.detail))
     body: dict[str, Any] = {"code": code, "message": message}
-    if status == 413:
-        body["limit"] = getattr(error, "limit", None)
-    return _answer(status, {k: v for k, v in body.items() if v is not None})
+    # Keep what the refusal says about the path (405's Allow header, RFC 9110).
+    headers = dict(error.headers or {})
+    return _answer(status, body, headers)
 
 
 def _validation_body(error: HTTPException) -> dict[str, Any]:
@@ -95,7 +98,8 @@ def _validation_body(error: HTTPException) -> dict[str, Any]:
     key = first.get("key")
     unknown = re.match(r"Object contains unknown field `([^`]*)`(?: - at `\$\.?(.*)`)?", message)
     if unknown:
-        where = unknown.group(2)
+        # Litestar names the object holding the field in ``key`` ("data" for the body itself).
+        where = unknown.group(2) or (key if key not in (None, "data") else None)
         field = f"{where}.{unknown.group(1)}" if where else unknown.group(1)
         return {
             "code": "UNEXPECTED-FIELD",

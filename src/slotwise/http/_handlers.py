@@ -22,11 +22,12 @@ from typing import Any, Final, Union, get_args, get_origin
 import jsonpatch
 import msgspec
 from litestar import Request
+from litestar import params as litestar_params
 from litestar import route as litestar_route
 from litestar.datastructures import ResponseHeader
+from litestar.enums import RequestEncodingType
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import Parameter
 
 from slotwise.errors import InvalidFormat, SlotwiseError, Unauthorized, UnexpectedField
 from slotwise.operations._inputs import stripped
@@ -42,6 +43,12 @@ __all__ = ["handler", "operation_of"]
 
 _PLACEHOLDER: Final = re.compile(r"{(\w+)}")
 _WITH_URL: Final = frozenset({"AvailableTimes", "DayAvailability", "UnavailableTimes"})
+
+_BODY_TEXT: Final = "JSON object of the fields to set; unknown fields are refused (400)."
+_PATCH_TEXT: Final = (
+    "JSON object of the fields to change, or an RFC 6902 JSON Patch (an array of operations, "
+    "sent as application/json-patch+json) applied to the record as GET returns it."
+)
 
 ERROR_RESPONSES: Final = {
     400: "The request is invalid: a field, a parameter or the body (see code and field).",
@@ -106,6 +113,12 @@ def _query_type(hint: Any) -> Any:
     if hint is date or hint is datetime:
         return hint
     return input_type(hint)
+
+
+def _query_parameter(wire: str, *, required: bool) -> Any:
+    if required:
+        return litestar_params.QueryParameter(name=wire, required=True)
+    return litestar_params.QueryParameter(name=wire, required=False, default=None)
 
 
 def _point(text: str) -> tuple[float, float]:
@@ -177,38 +190,50 @@ class _Plan:
         return struct
 
 
-def handler(route: Route, scheduler: Scheduler, probe: Workspace) -> HTTPRouteHandler:
-    """Return the Litestar handler serving *route* with *scheduler*'s operations."""
+def handler(
+    route: Route,
+    scheduler: Scheduler,
+    authenticate: Callable[[Request[Any, Any, Any]], Workspace],
+) -> HTTPRouteHandler:
+    """
+    Return the Litestar handler serving *route* with *scheduler*'s operations.
+
+    *authenticate* returns the workspace of the request's principal (or raises
+    ``NotAuthenticated``); platform calls (``scheduler.<method>``) also need a token, of a
+    principal that is not limited to some locations (decision 37).
+    """
+    probe = scheduler.as_principal(None)
     function = operation_of(route, probe)
     plan = _Plan(route, function)
     signature: list[inspect.Parameter] = []
     keyword = inspect.Parameter.KEYWORD_ONLY
+    path_text = typing.Annotated[str, litestar_params.PathParameter()]
     for placeholder, _ in plan.path:
-        signature.append(inspect.Parameter(placeholder, keyword, annotation=str))
+        signature.append(inspect.Parameter(placeholder, keyword, annotation=path_text))
     if route.company_in_path:
-        signature.append(inspect.Parameter("id", keyword, annotation=str))
+        signature.append(inspect.Parameter("id", keyword, annotation=path_text))
     for name, hint, default, _ in plan.query:
         wire = route.rename.get(name) or camel(name)
         required = default is inspect.Parameter.empty
         kind = _query_type(hint)
         annotation = kind if required else kind | None
-        parameter = (
-            Parameter(query=wire, required=required)
-            if required
-            else Parameter(query=wire, default=None, required=False)
-        )
+        parameter = _query_parameter(wire, required=required)
         signature.append(
             inspect.Parameter(f"q_{name}", keyword, annotation=annotation, default=parameter)
         )
     if plan.body is not None:
-        signature.append(inspect.Parameter("data", keyword, annotation=plan.body))
+        described = litestar_params.Body(
+            media_type=RequestEncodingType.JSON,
+            description=_BODY_TEXT if route.patch_from is None else _PATCH_TEXT,
+        )
+        body = typing.Annotated.__class_getitem__((plan.body, described))  # type: ignore[attr-defined]
+        signature.append(inspect.Parameter("data", keyword, annotation=body))
     signature.append(inspect.Parameter("request", keyword, annotation=Request))
-    signature.append(inspect.Parameter("workspace", keyword, annotation=Workspace))
     returns = _response_type(typing.get_type_hints(function).get("return", Any))
 
     def serve(**values: Any) -> Any:
-        workspace: Workspace = values.pop("workspace")
         request: Request[Any, Any, Any] = values.pop("request")
+        workspace = authenticate(request)
         _refuse_unknown_query(request, plan.query_names)
         principal = workspace.principal
         if route.company_in_path and (principal is None or values["id"] != principal.company_id):
@@ -223,7 +248,12 @@ def handler(route: Route, scheduler: Scheduler, probe: Workspace) -> HTTPRouteHa
                 arguments[name] = reader(given) if reader else given
         if plan.body is not None:
             arguments.update(_body(route, plan, workspace, arguments, values["data"]))
-        call = getattr(getattr(workspace, route.group), route.method_name)
+        if route.group == "scheduler":
+            if principal is None or principal.location_ids is not None:
+                raise Unauthorized(field="authorization", value="a location-limited token")
+            call = getattr(scheduler, route.method_name)
+        else:
+            call = getattr(getattr(workspace, route.group), route.method_name)
         positional = [arguments.pop(name) for name in plan.positional if name in arguments]
         result = call(*positional, **arguments)
         return _respond(result, request)
