@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("slotwise.booking",),
     ("slotwise.scheduler",),
     ("slotwise.http",),
-    ("slotwise.testing", "slotwise.cli", "slotwise.__main__"),
+    ("slotwise.testing", "slotwise.demo", "slotwise.cli", "slotwise.__main__"),
 )
 """From the bottom up: a module may import its own layer and those listed before it."""
 

@@ -1,11 +1,15 @@
 """
-The ``slotwise`` command line (also ``python -m slotwise``).
+The ``slotwise`` command line (also ``python -m slotwise``)::
 
-So far it manages the HTTP service's API tokens (decision 39) in a shared SQL database::
-
+    slotwise serve  [--db URL] [--host 127.0.0.1] [--port 8000] [--workers N] [--log-level info]
+    slotwise demo   [--db URL]
     slotwise tokens create --db URL --company ID [--location ID ...] --label TEXT [--days N]
     slotwise tokens list   --db URL --company ID
     slotwise tokens revoke --db URL TOKEN_ID
+
+``serve`` runs the HTTP interface (the ``http`` extra) with uvicorn on a SQL database, by default
+the SQLite file ``./slotwise.db``. ``demo`` creates a small business (Acme Spa) and prints its ids
+and a token: into ``--db`` to serve it, or in memory to print a week of its availability.
 
 ``--db`` takes a SQLAlchemy URL (``sqlite:///slotwise.db``, ``postgresql+psycopg://...``,
 ``mysql+pymysql://...``; the ``sql`` extra and a driver must be installed); it defaults to the
@@ -17,19 +21,21 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import TextIO
 
 from slotwise._version import VERSION
-from slotwise.errors import SlotwiseError
-from slotwise.model import ApiToken, Principal
+from slotwise.errors import MissingDependency, SlotwiseError
+from slotwise.model import ApiToken, Principal, RoundRobin
 from slotwise.scheduler import Scheduler
 
 __all__ = ["main"]
 
 _DB_VARIABLE = "SLOTWISE_DB"
+_DEFAULT_DB = "sqlite:///slotwise.db"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -38,6 +44,25 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {VERSION}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    serve = commands.add_parser("serve", help="serve the HTTP interface (the http extra)")
+    serve.add_argument(
+        "--db",
+        default=os.environ.get(_DB_VARIABLE) or _DEFAULT_DB,
+        help=f"SQLAlchemy database URL (default: ${_DB_VARIABLE}, else {_DEFAULT_DB})",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
+    serve.add_argument("--workers", type=int, default=1, help="worker processes")
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.add_argument(
+        "--max-body-size", type=int, help="largest request body in bytes (default: 1 MiB)"
+    )
+    demo = commands.add_parser("demo", help="create the demo business (Acme Spa)")
+    demo.add_argument(
+        "--db",
+        default=os.environ.get(_DB_VARIABLE),
+        help="SQLAlchemy database URL to create it in (default: in memory, printed)",
+    )
     tokens = commands.add_parser("tokens", help="issue, list and revoke API tokens")
     actions = tokens.add_subparsers(dest="action", required=True, metavar="ACTION")
 
@@ -84,6 +109,67 @@ def _row(token: ApiToken) -> str:
     )
 
 
+def _serve(arguments: argparse.Namespace, out: TextIO) -> None:
+    try:
+        import uvicorn
+
+        from slotwise.http import configure_logging
+    except ImportError:
+        raise MissingDependency(feature="slotwise serve", extra="http") from None
+    # Workers are separate processes: they build their app from the environment.
+    os.environ[_DB_VARIABLE] = arguments.db
+    os.environ["SLOTWISE_LOG_LEVEL"] = arguments.log_level
+    if arguments.max_body_size is not None:
+        os.environ["SLOTWISE_MAX_BODY_SIZE"] = str(arguments.max_body_size)
+    _scheduler(arguments.db).store.close()  # type: ignore[attr-defined]  # fail fast, schema ready
+    configure_logging(arguments.log_level)
+    print(f"slotwise {VERSION} serving {_shown_url(arguments.db)}", file=out)
+    print(f"  http://{arguments.host}:{arguments.port}/docs", file=out, flush=True)
+    uvicorn.run(
+        "slotwise.http:app_from_environment",
+        factory=True,
+        host=arguments.host,
+        port=arguments.port,
+        workers=arguments.workers,
+        log_level=arguments.log_level,
+        access_log=False,  # slotwise logs each request with its request id
+    )
+
+
+def _shown_url(url: str) -> str:
+    """Return *url* without a password."""
+    return re.sub(r"//([^:/@]+):[^@]*@", r"//\1:***@", url)
+
+
+def _demo(arguments: argparse.Namespace, out: TextIO) -> None:
+    from datetime import timedelta
+
+    from slotwise.demo import seed
+
+    scheduler = _scheduler(arguments.db) if arguments.db else Scheduler()
+    business = seed(scheduler)
+    print(f"company:  {business.company_id}", file=out)
+    print(f"location: {business.location_id}", file=out)
+    print(
+        f"massage:  {business.massage_id}  (Ana {business.ana_id}, Ben {business.ben_id})", file=out
+    )
+    print(f"facial:   {business.facial_id}", file=out)
+    print(f"token:    {business.token}", file=out)
+    if arguments.db:
+        print(f"created in {_shown_url(arguments.db)}; serve it with:", file=out)
+        print(f"  slotwise serve --db {arguments.db}", file=out)
+        return
+    today = scheduler.clock.now().date()
+    workspace = scheduler.for_company(business.company_id)
+    week = workspace.availability.times(
+        business.massage_id, today, today + timedelta(days=6), round_robin=RoundRobin.NONE
+    )
+    names = {business.ana_id: "Ana", business.ben_id: "Ben"}
+    print(f"{week.service_name}, first available {week.first_available_date}:", file=out)
+    for slot in week.available_times[:12]:
+        print(f"  {slot.start.isoformat()}  {names.get(slot.resource_id or '', '?')}", file=out)
+
+
 def _tokens(arguments: argparse.Namespace, out: TextIO) -> None:
     scheduler = _scheduler(arguments.db)
     try:
@@ -126,8 +212,9 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
     ``slotwise: error: <message>`` on standard error, with exit status 2.
     """
     arguments = _parser().parse_args(argv)
+    command = {"serve": _serve, "demo": _demo, "tokens": _tokens}[arguments.command]
     try:
-        _tokens(arguments, out or sys.stdout)
+        command(arguments, out or sys.stdout)
     except SlotwiseError as error:
         print(f"slotwise: error: {error}", file=sys.stderr)
         return 2

@@ -19,8 +19,17 @@ except ImportError as missing:  # pragma: no cover - exercised without the extra
     raise MissingDependency(feature="the HTTP interface", extra="http") from missing
 
 from ._app import DEFAULT_MAX_BODY_SIZE as DEFAULT_MAX_BODY_SIZE
+from ._app import app_from_environment as app_from_environment
+from ._app import configure_logging as configure_logging
 from ._app import create_app as create_app
 from ._routes import ROUTES as ROUTES
 from ._routes import Route as Route
 
-__all__ = ["DEFAULT_MAX_BODY_SIZE", "ROUTES", "Route", "create_app"]
+__all__ = [
+    "DEFAULT_MAX_BODY_SIZE",
+    "ROUTES",
+    "Route",
+    "app_from_environment",
+    "configure_logging",
+    "create_app",
+]

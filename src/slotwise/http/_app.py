@@ -28,7 +28,7 @@ from ._errors import REQUEST_ID, handlers
 from ._handlers import handler
 from ._routes import ROUTES
 
-__all__ = ["DEFAULT_MAX_BODY_SIZE", "create_app"]
+__all__ = ["DEFAULT_MAX_BODY_SIZE", "app_from_environment", "configure_logging", "create_app"]
 
 DEFAULT_MAX_BODY_SIZE: Final = 1024 * 1024
 """Request bodies above this many bytes are refused with 413 (1 MiB)."""
@@ -127,6 +127,52 @@ def _options(path: str, allow: str) -> HTTPRouteHandler:
     return route(template, http_method=["OPTIONS"], include_in_schema=False, sync_to_thread=False)(
         options
     )
+
+
+def app_from_environment() -> Litestar:
+    """
+    Return the app of ``slotwise serve``: the SQL store at ``$SLOTWISE_DB``.
+
+    Each uvicorn worker process calls this (``slotwise serve --workers N``), so every worker
+    serves the same database. ``$SLOTWISE_MAX_BODY_SIZE`` (bytes) and ``$SLOTWISE_LOG_LEVEL``
+    are read too.
+    """
+    from slotwise.storage.sql import SQLStore
+
+    level = os.environ.get("SLOTWISE_LOG_LEVEL")
+    if level:
+        configure_logging(level)
+    url = os.environ.get("SLOTWISE_DB") or "sqlite:///slotwise.db"
+    size = int(os.environ.get("SLOTWISE_MAX_BODY_SIZE") or DEFAULT_MAX_BODY_SIZE)
+    return create_app(Scheduler(SQLStore(url)), max_body_size=size)
+
+
+class _RequestIdFilter(logging.Filter):
+    """Give every record the id of the request being served (``-`` outside requests)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not hasattr(record, "request_id"):
+            record.request_id = REQUEST_ID.get()
+        return True
+
+
+LOG_FORMAT: Final = "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
+
+
+def configure_logging(level: str = "info") -> None:
+    """
+    Log slotwise's records to standard error, each with its request id.
+
+    One line per request (``slotwise.http.access``: method, path, status, milliseconds), and
+    errors with tracebacks under the same id that the 500 body carries.
+    """
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    handler.addFilter(_RequestIdFilter())
+    logger = logging.getLogger("slotwise")
+    logger.handlers[:] = [handler]
+    logger.setLevel(level.upper())
+    logger.propagate = False
 
 
 _access = logging.getLogger("slotwise.http.access")
