@@ -138,6 +138,25 @@ class Scheduler:
             with self.store.read() as reader:
                 if reader.get(Company, principal.company_id) is None:
                     raise NotFound(kind="Company", record_id=principal.company_id)
+        return self._workspace(principal)
+
+    @functools.partial(declared, principal=False)
+    def for_token(self, token: str) -> Workspace:
+        """
+        Return the operations available to the principal of the API token *token*.
+
+        The HTTP service's way in: one read of the store (the token's hash). The company is not
+        read again as :meth:`as_principal` does: a token is issued only for a company that
+        exists, and companies are never deleted.
+
+        Raises:
+            NotAuthenticated: when the token is unknown, expired or revoked (decision 39).
+
+        .. versionadded:: 0.1
+        """
+        return self._workspace(self.tokens.authenticate(token))
+
+    def _workspace(self, principal: Principal | None) -> Workspace:
         return Workspace(
             Context(
                 store=self.store,

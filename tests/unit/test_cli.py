@@ -124,3 +124,96 @@ def test_python_m_slotwise_runs_the_command_line():
     )
 
     assert (0, f"slotwise {slotwise.__version__}") == (run.returncode, run.stdout.strip())
+
+
+class TestDemo:
+    """``slotwise demo``: Acme Spa in memory (printed) or in a database (with a token)."""
+
+    def test_in_memory_prints_the_coming_week(self):
+        """Without --db the demo prints its ids, a token and bookable massage times."""
+        status, output = _run("demo")
+
+        assert 0 == status
+        assert output.count("sw_") == 1
+        assert "Deep-tissue massage, first available" in output
+        assert " Ana" in output or " Ben" in output
+
+    def test_into_a_database_with_a_working_token(self, tmp_path: Path):
+        """With --db the business and its token are stored: the token opens the company."""
+        url = f"sqlite:///{tmp_path / 'demo.db'}"
+        status, output = _run("demo", "--db", url)
+        store = SQLStore(url)
+        workspace = Scheduler(store).for_token(_token_of(output))
+        names = [service.name for service in workspace.services.list().data]
+        store.close()
+
+        assert 0 == status
+        assert ["Deep-tissue massage", "Facial"] == names
+        assert f"slotwise serve --db {url}" in output
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_serve_answers_over_http(tmp_path: Path):
+    """``slotwise serve`` on a SQLite file answers /healthz and a token's request, then stops."""
+    import time
+
+    import httpx
+
+    url = f"sqlite:///{tmp_path / 'served.db'}"
+    _, output = _run("demo", "--db", url)
+    token = _token_of(output)
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "slotwise", "serve", "--db", url, "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        health = None
+        while health is None and time.monotonic() < deadline and process.poll() is None:
+            try:
+                health = httpx.get(f"{base}/healthz", timeout=2)
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        services = httpx.get(
+            f"{base}/setup/v1/services",
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=10,
+        )
+        refused = httpx.get(f"{base}/setup/v1/services", timeout=10)
+    finally:
+        process.terminate()
+        _, errors = process.communicate(timeout=30)
+
+    assert health is not None
+    assert 200 == health.status_code
+    assert (200, 2) == (services.status_code, services.json()["total"])
+    assert 401 == refused.status_code
+    assert b"GET /setup/v1/services 200" in errors  # the access log, with its request id
+
+
+def test_serve_without_the_http_extra_says_which_extra(monkeypatch, capsys):
+    """Without litestar installed, serve fails with MISSING-DEPENDENCY naming the extra."""
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_uvicorn(name, *args, **kwargs):
+        if name == "uvicorn":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_uvicorn)
+    status, _ = _run("serve", "--db", "sqlite://")
+
+    assert 2 == status
+    assert "http" in capsys.readouterr().err

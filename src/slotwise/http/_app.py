@@ -63,8 +63,7 @@ def create_app(
         header = request.headers.get("authorization", "")
         if not header[: len(_BEARER)].lower() == _BEARER:
             raise NotAuthenticated()
-        principal = scheduler.tokens.authenticate(header[len(_BEARER) :].strip())
-        return scheduler.as_principal(principal)
+        return scheduler.for_token(header[len(_BEARER) :].strip())
 
     @get("/healthz", sync_to_thread=False, include_in_schema=True, security=[{}], tags=["service"])
     def healthz() -> dict[str, str]:

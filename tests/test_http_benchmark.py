@@ -1,0 +1,49 @@
+"""
+The HTTP benchmark runs and reports in its documented shape (``benchmarks/http_service.py``).
+
+A short run on SQLite with the Python load generator (``wrk`` may be missing); speed is never
+asserted here (STYLE rule 35).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "benchmarks" / "http_service.py"
+KEYS = {
+    "figure", "store", "endpoint", "load", "workers", "connections", "seconds", "requests",
+    "per_second", "p50_ms", "p99_ms", "errors", "direct_ms", "http_share",
+}  # fmt: skip
+
+
+def test_the_http_benchmark_reports_every_endpoint():
+    """Availability, hold+book and list each report requests served without an error."""
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--stores",
+            "sqlite",
+            "--seconds",
+            "0.3",
+            "--load",
+            "python",
+            "--connections",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    figures = [json.loads(line) for line in result.stdout.splitlines()]
+
+    assert ["availability", "hold_book", "list"] == [f["endpoint"] for f in figures]
+    for figure in figures:
+        assert KEYS == set(figure)
+        assert figure["requests"] > 0
+        assert 0 == figure["errors"]
