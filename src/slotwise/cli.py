@@ -150,10 +150,10 @@ def _demo(arguments: argparse.Namespace, out: TextIO) -> None:
     business = seed(scheduler)
     print(f"company:  {business.company_id}", file=out)
     print(f"location: {business.location_id}", file=out)
-    print(
-        f"massage:  {business.massage_id}  (Ana {business.ana_id}, Ben {business.ben_id})", file=out
-    )
+    print(f"massage:  {business.massage_id}", file=out)
     print(f"facial:   {business.facial_id}", file=out)
+    print(f"ana:      {business.ana_id}", file=out)
+    print(f"ben:      {business.ben_id}", file=out)
     print(f"token:    {business.token}", file=out)
     if arguments.db:
         print(f"created in {_shown_url(arguments.db)}; serve it with:", file=out)

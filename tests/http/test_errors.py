@@ -67,6 +67,21 @@ def test_data_of_an_error_is_in_the_body(api):
     }
 
 
+def test_error_fields_use_the_wire_names(api):
+    """An operation's refusal names the field as the request did: bookingsPerSlot, not snake."""
+    response = api.call(
+        "PUT /setup/v1/calendars/{id}", id=api.ids["A"]["calendar"], json={"bookingsPerSlot": 50}
+    )
+    body = response.json()
+
+    assert (400, "OUT-OF-RANGE", "bookingsPerSlot") == (
+        response.status_code,
+        body["code"],
+        body["field"],
+    )
+    assert body["message"].startswith("bookingsPerSlot")
+
+
 class TestRefusedBeforeAnyOperation:
     """What Litestar refuses answers in the same shape."""
 

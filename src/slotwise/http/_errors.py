@@ -20,6 +20,8 @@ from litestar.exceptions import HTTPException
 
 from slotwise.errors import NotAuthenticated, SlotwiseError, Unauthorized
 
+from ._wire import wire_name
+
 __all__ = ["REQUEST_ID", "ErrorBody", "handlers", "logger"]
 
 logger = logging.getLogger("slotwise.http")
@@ -68,7 +70,29 @@ def on_slotwise_error(_: Request[Any, Any, Any], error: SlotwiseError) -> Respon
     status = error.http_status
     if status >= 500 and type(error).http_status == 500:
         logger.error("store failure (request %s): %s", REQUEST_ID.get(), error)
-    return _answer(status, error.to_dict())
+    return _answer(status, _on_the_wire(error.to_dict()))
+
+
+_NAME = re.compile(r"(?<![\w'\"])([a-z][a-z0-9]*(?:_[a-z0-9]+)+|start|end)(?![\w'\"])")
+
+
+def wire_field(field: str) -> str:
+    """
+    Return the field path of an error as the wire names it (``repeat.month_day`` ->
+    ``repeat.monthDay``, ``start`` -> ``startDateTime``); keys in brackets stay as sent.
+    """
+    return _NAME.sub(lambda match: wire_name(None, match.group(1)), field)
+
+
+def _on_the_wire(body: dict[str, Any]) -> dict[str, Any]:
+    # Errors name Python arguments (the library's callers); HTTP callers sent camelCase.
+    field = body.get("field")
+    if isinstance(field, str):
+        wire = wire_field(field)
+        if wire != field:
+            body["field"] = wire
+            body["message"] = str(body["message"]).replace(field, wire, 1)
+    return body
 
 
 _HTTP_CODES: Final = {
