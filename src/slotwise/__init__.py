@@ -48,6 +48,7 @@ from slotwise.errors import InvalidChoice as InvalidChoice
 from slotwise.errors import InvalidDateRange as InvalidDateRange
 from slotwise.errors import InvalidFormat as InvalidFormat
 from slotwise.errors import InvalidReference as InvalidReference
+from slotwise.errors import InvalidSignature as InvalidSignature
 from slotwise.errors import InvalidTimeOfDay as InvalidTimeOfDay
 from slotwise.errors import InvalidTimeRange as InvalidTimeRange
 from slotwise.errors import InvalidTimeZone as InvalidTimeZone
@@ -68,6 +69,7 @@ from slotwise.errors import StoreError as StoreError
 from slotwise.errors import StoreUnavailable as StoreUnavailable
 from slotwise.errors import Unauthorized as Unauthorized
 from slotwise.errors import UnexpectedField as UnexpectedField
+from slotwise.errors import UnsafeDestination as UnsafeDestination
 from slotwise.errors import ValidationError as ValidationError
 from slotwise.model import OPEN_END as OPEN_END
 from slotwise.model import SLOT_INTERVALS as SLOT_INTERVALS
@@ -359,6 +361,7 @@ __all__ = [
     "InvalidDateRange",
     "InvalidFormat",
     "InvalidReference",
+    "InvalidSignature",
     "InvalidTimeOfDay",
     "InvalidTimeRange",
     "InvalidTimeZone",
@@ -379,5 +382,6 @@ __all__ = [
     "StoreUnavailable",
     "Unauthorized",
     "UnexpectedField",
+    "UnsafeDestination",
     "ValidationError",
 ]

@@ -24,10 +24,12 @@ the data and build the message, so a call site reads ``raise GroupSizeExceeded(r
     │   ├── InconsistentFields                           400  INCONSISTENT-FIELDS
     │   ├── InvalidReference                             400  INVALID-REFERENCE
     │   ├── GroupSizeExceeded                            400  BOOKING-408
-    │   └── CapacityExceeded                             409  BOOKING-138
+    │   ├── CapacityExceeded                             409  BOOKING-138
+    │   └── UnsafeDestination                            400  UNSAFE-DESTINATION
     ├── NotFound (LookupError)                           404  NOT-FOUND
     ├── NotAuthenticated (PermissionError)               401  NOT-AUTHENTICATED
     ├── Unauthorized (PermissionError)                   401  UNAUTHORIZED
+    ├── InvalidSignature (PermissionError)               401  INVALID-SIGNATURE
     ├── StateError                                       409  STATE
     │   ├── ResourceDeleted                              409  RESOURCE-DELETED
     │   ├── DuplicateRecord                              409  DUPLICATE
@@ -56,6 +58,7 @@ from ._state import CustomerLimitReached as CustomerLimitReached
 from ._state import DuplicateRecord as DuplicateRecord
 from ._state import HoldExpired as HoldExpired
 from ._state import IdempotencyConflict as IdempotencyConflict
+from ._state import InvalidSignature as InvalidSignature
 from ._state import InvalidTransition as InvalidTransition
 from ._state import NotAuthenticated as NotAuthenticated
 from ._state import NotFound as NotFound
@@ -86,6 +89,7 @@ from ._validation import InvalidTimeZone as InvalidTimeZone
 from ._validation import NaiveDatetime as NaiveDatetime
 from ._validation import OutOfRange as OutOfRange
 from ._validation import UnexpectedField as UnexpectedField
+from ._validation import UnsafeDestination as UnsafeDestination
 from ._validation import ValidationError as ValidationError
 
 __all__ = [
@@ -105,6 +109,7 @@ __all__ = [
     "InvalidDateRange",
     "InvalidFormat",
     "InvalidReference",
+    "InvalidSignature",
     "InvalidTimeOfDay",
     "InvalidTimeRange",
     "InvalidTimeZone",
@@ -125,6 +130,7 @@ __all__ = [
     "StoreUnavailable",
     "Unauthorized",
     "UnexpectedField",
+    "UnsafeDestination",
     "ValidationError",
 ]
 

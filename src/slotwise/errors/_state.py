@@ -63,6 +63,20 @@ class Unauthorized(SlotwiseError, PermissionError):
         self.value = value
 
 
+class InvalidSignature(SlotwiseError, PermissionError):
+    """
+    A webhook delivery's signature is missing, wrong or outside its time window.
+
+    Raised by :func:`slotwise.webhooks.verify` in a receiver (decision 38).
+    """
+
+    code = "INVALID-SIGNATURE"
+    http_status = 401
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"invalid webhook signature: {message}")
+
+
 class StateError(SlotwiseError):
     """The record's current state does not allow the operation."""
 

@@ -247,3 +247,19 @@ class CapacityExceeded(ValidationError):
         )
         self.requested = requested
         self.allowed = allowed
+
+
+class UnsafeDestination(ValidationError):
+    """
+    A webhook URL may not receive deliveries: not https, or resolving to a non-public address.
+
+    Decision 38: checked on the resolved addresses at send time (server-side request forgery).
+    """
+
+    code = "UNSAFE-DESTINATION"
+
+    def __init__(self, *, url: str, reason: str) -> None:
+        super().__init__(
+            f"webhook URL {_shown(url)} may not receive deliveries: {reason}", field="url"
+        )
+        self.value = url

@@ -1,0 +1,95 @@
+"""
+Where a webhook may be sent (decision 38): https, and only to public addresses.
+
+A company sets its webhook URLs; without a check, a URL naming ``127.0.0.1``, a private network
+or the cloud metadata address (``169.254.169.254``) would let whoever edits the company make the
+server call its own neighbours (server-side request forgery). The check is made on the addresses
+the host name resolves to *at send time*, so a name that later resolves elsewhere is caught on
+the next attempt. A development setting allows ``http`` and loopback receivers (tests, a local
+receiver); private, link-local, multicast and reserved addresses stay refused.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from slotwise.errors import UnsafeDestination
+
+__all__ = ["Resolver", "check_destination", "system_resolver"]
+
+Resolver = Callable[[str, int], Sequence[str]]
+"""Resolve a host name and port to IP address texts (injected in tests)."""
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+_DEFAULT_PORTS: Final = {"https": 443, "http": 80}
+
+
+def system_resolver(host: str, port: int) -> list[str]:
+    """Resolve *host* with the system's resolver (``socket.getaddrinfo``)."""
+    infos: list[Any] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return sorted({str(info[4][0]) for info in infos})
+
+
+def check_destination(
+    url: str, *, resolve: Resolver = system_resolver, allow_local: bool = False
+) -> list[IPAddress]:
+    """
+    Return the addresses *url* resolves to, when every one of them may receive webhooks.
+
+    Args:
+        url: the webhook URL.
+        resolve: the resolver (the system's by default).
+        allow_local: the development setting: also allow ``http`` and loopback addresses.
+
+    Raises:
+        UnsafeDestination: for another scheme, no host, a name that does not resolve, or any
+            resolved address that is loopback (unless *allow_local*), private, link-local,
+            multicast, reserved or unspecified.
+    """
+    parts = urlsplit(url)
+    schemes = ("https", "http") if allow_local else ("https",)
+    if parts.scheme not in schemes:
+        raise UnsafeDestination(url=url, reason=f"the scheme must be {' or '.join(schemes)}")
+    host = parts.hostname
+    if not host:
+        raise UnsafeDestination(url=url, reason="it names no host")
+    try:
+        port = parts.port or _DEFAULT_PORTS[parts.scheme]
+    except ValueError:
+        raise UnsafeDestination(url=url, reason="its port is not a number") from None
+    try:
+        texts = resolve(host, port)
+    except OSError as error:
+        raise UnsafeDestination(url=url, reason=f"{host} does not resolve ({error})") from None
+    if not texts:
+        raise UnsafeDestination(url=url, reason=f"{host} resolves to no address")
+    addresses = [ipaddress.ip_address(text.split("%")[0]) for text in texts]
+    for address in addresses:
+        refused = _refused(address, allow_local=allow_local)
+        if refused:
+            raise UnsafeDestination(url=url, reason=f"{host} resolves to {address}, {refused}")
+    return addresses
+
+
+def _refused(address: IPAddress, *, allow_local: bool) -> str | None:
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return _refused(address.ipv4_mapped, allow_local=allow_local)
+    if address.is_loopback:
+        return None if allow_local else "a loopback address"
+    checks = (
+        ("is_unspecified", "an unspecified address"),
+        ("is_link_local", "a link-local address (cloud metadata lives there)"),
+        ("is_multicast", "a multicast address"),
+        ("is_private", "a private address"),
+        ("is_reserved", "a reserved address"),
+    )
+    for attribute, text in checks:
+        if getattr(address, attribute):
+            return text
+    if not address.is_global:
+        return "not a public address"
+    return None
