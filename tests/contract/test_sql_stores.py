@@ -237,6 +237,23 @@ class TestSchema:
             SQLStore(f"sqlite:///{tmp_path / 'x.db'}", schema="other")
 
 
+_DELIVERY_INDEX = "ix_slotwise_outbox_event_due"
+
+
+def _drop_delivery_state(conn: Any, store: SQLStore) -> None:
+    """Remove what schema version 4 added: the outbox's delivery columns and their index."""
+    events = RECORD_TABLES[OutboxEvent]
+    for index in events.indexes:
+        if index.name == _DELIVERY_INDEX:
+            index.drop(conn)
+    preparer = conn.dialect.identifier_preparer
+    name = preparer.quote(events.name)
+    if store.schema is not None:
+        name = f"{preparer.quote_schema(store.schema)}.{name}"
+    for column in ("due", "lease_until"):
+        conn.execute(text(f"ALTER TABLE {name} DROP COLUMN {column}"))
+
+
 class TestUpgradeFrom1:
     """Schema version 2 (events carry their location): the step from version 1."""
 
@@ -278,6 +295,7 @@ class TestUpgradeFrom1:
         with store.engine.connect() as conn:
             if store.schema is not None:
                 conn = conn.execution_options(schema_translate_map={None: store.schema})
+            _drop_delivery_state(conn, store)  # schema version 4
             for table in RECORD_TABLES.values():
                 for index in table.indexes:
                     if index.name in self.NEW_INDEXES:
@@ -366,6 +384,7 @@ class TestUpgradeFrom2:
         with store.engine.connect() as conn:
             if store.schema is not None:
                 conn = conn.execution_options(schema_translate_map={None: store.schema})
+            _drop_delivery_state(conn, store)  # schema version 4
             RECORD_TABLES[ApiToken].drop(conn)
             conn.execute(update(schema_version).values(version=2))
             conn.commit()
@@ -386,7 +405,7 @@ class TestUpgradeFrom2:
             upgraded.close()
 
         assert token == found
-        assert [(3,)] == _raw(sql_store, "SELECT version FROM slotwise_schema_version")
+        assert [(SCHEMA_VERSION,)] == _raw(sql_store, "SELECT version FROM slotwise_schema_version")
 
     def test_the_step_can_run_again(self, backend: Backend, sql_store: SQLStore):
         """Run twice, the step finds the table there and changes nothing."""
@@ -400,6 +419,65 @@ class TestUpgradeFrom2:
             conn.commit()
 
         assert [] == _raw(sql_store, "SELECT id FROM slotwise_api_token")
+
+
+class TestUpgradeFrom3:
+    """Schema version 4 (delivery state, decision 38): the step from version 3."""
+
+    @staticmethod
+    def _make_version_3(store: SQLStore) -> None:
+        with store.engine.connect() as conn:
+            if store.schema is not None:
+                conn = conn.execution_options(schema_translate_map={None: store.schema})
+            _drop_delivery_state(conn, store)
+            conn.execute(update(schema_version).values(version=3))
+            conn.commit()
+
+    @staticmethod
+    def _events() -> list[OutboxEvent]:
+        return [
+            sample_outbox_event(
+                id=f"ev-{n}", company_id="co", entity_id="e", sequence=n, delivered_at=delivered
+            )
+            for n, delivered in ((1, None), (2, START), (3, None))
+        ]
+
+    def test_version_3_is_upgraded_to_4(self, backend: Backend, sql_store: SQLStore):
+        """create=True adds the columns and index; undelivered events are due at once."""
+        _insert(sql_store, sample_company(id="co"), *self._events())
+        self._make_version_3(sql_store)
+        with pytest.raises(StoreError, match="version 3"):
+            backend.reopen(sql_store, create=False)
+
+        upgraded = backend.reopen(sql_store)
+        try:
+            with upgraded.transaction() as tx:
+                claimed = tx.claim_deliveries(
+                    owner="w", now=START, lease_until=START + timedelta(minutes=1), limit=10
+                )
+        finally:
+            upgraded.close()
+
+        assert ["ev-1", "ev-3"] == [event.id for event in claimed]
+        assert [(SCHEMA_VERSION,)] == _raw(sql_store, "SELECT version FROM slotwise_schema_version")
+        with sql_store.engine.connect() as conn:
+            indexes = inspect(conn).get_indexes("slotwise_outbox_event", schema=sql_store.schema)
+        assert _DELIVERY_INDEX in {index["name"] for index in indexes}
+
+    def test_the_step_can_run_again(self, backend: Backend, sql_store: SQLStore):
+        """Run twice, the step finds the columns there and changes nothing."""
+        _insert(sql_store, sample_company(id="co"), *self._events())
+        self._make_version_3(sql_store)
+        backend.reopen(sql_store).close()
+
+        with sql_store.engine.connect() as conn:
+            if sql_store.schema is not None:
+                conn = conn.execution_options(schema_translate_map={None: sql_store.schema})
+            UPGRADES[3](conn, sql_store.schema)
+            conn.commit()
+
+        rows = _raw(sql_store, "SELECT id FROM slotwise_outbox_event WHERE due IS NOT NULL")
+        assert {("ev-1",), ("ev-3",)} == set(rows)
 
 
 class TestStoredValues:

@@ -200,6 +200,13 @@ class OutboxEvent:
     resource's); ``None`` marks a company-wide event (``CustomerCreated``, ``CustomerUpdated``),
     which only principals of the whole company see (decision 37).
 
+    Delivery state (decision 38; the webhook sender keeps it): ``attempts`` made so far;
+    ``next_attempt_at``, when the next is due (``None``: at ``created_at``); ``lease_owner`` and
+    ``lease_until``, the sender that claimed the event and until when no other may
+    (:meth:`~slotwise.Transaction.claim_deliveries`); ``last_status`` and ``last_error``, the
+    last attempt's HTTP status or failure; ``failed_at``, set when no attempt is left (or the URL
+    answered 410), until the event is redelivered.
+
     .. versionadded:: 0.1
     """
 
@@ -214,6 +221,33 @@ class OutboxEvent:
     delivered_at: datetime | None = attrs.field(
         default=None, converter=as_utc, validator=check_aware
     )
+    attempts: int = attrs.field(default=0, validator=check_int(low=0, high=1000))
+    next_attempt_at: datetime | None = attrs.field(
+        default=None, converter=as_utc, validator=check_aware
+    )
+    lease_owner: str | None = attrs.field(default=None, validator=check_text(max_len=255))
+    lease_until: datetime | None = attrs.field(
+        default=None, converter=as_utc, validator=check_aware
+    )
+    last_status: int | None = attrs.field(
+        default=None, validator=check_int(low=0, high=999, optional=True)
+    )
+    last_error: str | None = attrs.field(default=None, validator=check_text(max_len=2000))
+    failed_at: datetime | None = attrs.field(default=None, converter=as_utc, validator=check_aware)
+
+    @property
+    def due_at(self) -> datetime | None:
+        """When the next delivery attempt is due; ``None`` once delivered or failed."""
+        if self.delivered_at is not None or self.failed_at is not None:
+            return None
+        return self.next_attempt_at or self.created_at
+
+    @property
+    def delivery_status(self) -> Literal["pending", "delivered", "failed"]:
+        """``delivered``, ``failed`` (no attempt left, or its URL gone), else ``pending``."""
+        if self.delivered_at is not None:
+            return "delivered"
+        return "failed" if self.failed_at is not None else "pending"
 
 
 @attrs.frozen(kw_only=True)

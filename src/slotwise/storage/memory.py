@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from datetime import date, datetime, timedelta
 from typing import Any, Generic, TypeVar, cast
 
+import attrs
+
 from slotwise.errors import DuplicateRecord, NotFound, OutOfRange, StoreError
 from slotwise.model import (
     RECORD_KINDS,
@@ -149,6 +151,8 @@ class MemoryStore:
         self._tokens: dict[str, str] = {}  # token hash -> token id
         self._holds: _FeedIndex[tuple[datetime, str]] = _FeedIndex()
         self._undelivered: _FeedIndex[tuple[int, str]] = _FeedIndex()
+        # Events to deliver, every company's, by (due_at, sequence, id): claims read its head.
+        self._due: list[tuple[datetime, int, str]] = []
         self._unsent: _FeedIndex[tuple[datetime, str]] = _FeedIndex()
         self._event_sequence = itertools.count(1)
 
@@ -245,6 +249,9 @@ class MemoryStore:
                 self._undelivered.add(
                     record.company_id, record.location_id, (record.sequence, record.id)
                 )
+            due = record.due_at
+            if due is not None:
+                bisect.insort(self._due, (due, record.sequence, record.id))
         elif isinstance(record, QueuedReminder) and record.sent_at is None:
             self._unsent.add(record.company_id, record.location_id, (record.due_at, record.id))
         parent = _parent(record)
@@ -276,6 +283,12 @@ class MemoryStore:
             self._undelivered.discard(
                 record.company_id, record.location_id, (record.sequence, record.id)
             )
+            due = record.due_at
+            if due is not None:
+                due_entry = (due, record.sequence, record.id)
+                index = bisect.bisect_left(self._due, due_entry)
+                if index < len(self._due) and self._due[index] == due_entry:
+                    del self._due[index]
         elif isinstance(record, QueuedReminder):
             self._unsent.discard(record.company_id, record.location_id, (record.due_at, record.id))
         parent = _parent(record)
@@ -492,6 +505,28 @@ class _MemoryTransaction(_MemoryReader):
 
     def next_sequence(self) -> int:
         return next(self._store._event_sequence)
+
+    def claim_deliveries(
+        self, *, owner: str, now: datetime, lease_until: datetime, limit: int
+    ) -> list[OutboxEvent]:
+        _check_limit(limit)
+        store = self._store
+        events = store._table(OutboxEvent)
+        claimed: list[OutboxEvent] = []
+        position = 0
+        # Leasing keeps an event's due time, so its entry keeps its place while we walk.
+        while position < len(store._due) and len(claimed) < limit:
+            due, _, event_id = store._due[position]
+            if due > now:
+                break
+            position += 1
+            event = events[event_id]
+            if event.lease_until is not None and event.lease_until > now:
+                continue
+            leased = attrs.evolve(event, lease_owner=owner, lease_until=lease_until)
+            self.update(leased)
+            claimed.append(leased)
+        return claimed
 
     def rollback(self) -> None:
         while self._undo:

@@ -275,6 +275,31 @@ class Transaction(Reader, Protocol):
         """
         ...
 
+    def claim_deliveries(
+        self, *, owner: str, now: datetime, lease_until: datetime, limit: int
+    ) -> list[OutboxEvent]:
+        """
+        Lease up to *limit* events due for delivery to *owner*; return them as leased.
+
+        Due: ``delivered_at`` and ``failed_at`` are ``None``, ``due_at`` (``next_attempt_at``,
+        else ``created_at``) is at or before *now*, and no lease holds (``lease_until`` is
+        ``None`` or at or before *now*). Every company's events are considered. Order: by
+        ``due_at``, then ``sequence``. Each returned event is stored (and returned) with
+        ``lease_owner`` *owner* and ``lease_until`` *lease_until*, so that until then no other
+        claim -- in this process or another, on this host or another -- returns it: SQL stores
+        lock the rows they lease and skip rows other units of work have locked (PostgreSQL and
+        MariaDB ``FOR UPDATE SKIP LOCKED``; SQLite's single writer), so concurrent claims never
+        wait for each other nor return the same event. The cost must grow with *limit*, not with
+        the delivered history. The lease commits with the unit of work; a sender that dies
+        leaves a lease that runs out, and the event is claimed again (at-least-once delivery).
+
+        Raises:
+            OutOfRange: when *limit* is below 1.
+
+        .. versionadded:: 0.1
+        """
+        ...
+
 
 class Store(Protocol):
     """

@@ -76,7 +76,7 @@ __all__ = [
     "spans",
 ]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The layout this module creates; stored in ``slotwise_schema_version`` (see docs/sql.md)."""
 
 KEY_LENGTH = 255
@@ -247,7 +247,12 @@ RECORD_TABLES: dict[type[Any], Table] = {
         # sequence while undelivered, NULL once delivered: the feed never meets delivered history.
         Column("undelivered", BigInteger(), nullable=True),
         # location_id (schema version 2): NULL for company-wide events (decision 37).
+        # Schema version 4, delivery (decision 38): when the next attempt is due (NULL once
+        # delivered or failed) and until when a sender's lease holds.
+        Column("due", Instant(), nullable=True),
+        Column("lease_until", Instant(), nullable=True),
         indexes={
+            "due": ("due", "undelivered"),
             "undelivered": ("undelivered", "id"),
             "company_undelivered": ("company_id", "undelivered", "id"),
             "location_undelivered": ("location_id", "undelivered", "id"),
@@ -377,7 +382,9 @@ _EXTRA_VALUES: dict[type[Any], Callable[[Any], dict[str, Any]]] = {
     },
     AuditEntry: lambda record: {"appointment_id": record.appointment_id},
     OutboxEvent: lambda record: {
-        "undelivered": record.sequence if record.delivered_at is None else None
+        "undelivered": record.sequence if record.delivered_at is None else None,
+        "due": record.due_at,
+        "lease_until": record.lease_until,
     },
     ApiToken: lambda record: {"token_hash": record.token_hash},
 }

@@ -9,6 +9,7 @@ from collections.abc import Collection, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+import attrs
 from sqlalchemy import (
     Connection,
     Table,
@@ -405,6 +406,22 @@ class SQLReader:
         return self._records(kind, statement, {"appointment_id": appointment_id})
 
 
+_EVENTS = RECORD_TABLES[OutboxEvent]
+_CLAIM = (
+    select(_EVENTS.c.doc)
+    .where(
+        _EVENTS.c.due <= bindparam("now"),
+        or_(_EVENTS.c.lease_until.is_(None), _EVENTS.c.lease_until <= bindparam("now")),
+    )
+    .order_by(_EVENTS.c.due, _EVENTS.c.undelivered)
+    .limit(bindparam("limit"))
+    # Rows another sender is leasing right now are skipped, not waited for (PostgreSQL,
+    # MariaDB); SQLite has one writer at a time, so its claims never overlap.
+    .with_for_update(skip_locked=True)
+)
+"""Events due for delivery and not leased, oldest due first (decision 38)."""
+
+
 class SQLTransaction(SQLReader):
     """The protocol's writes; every write checks before it changes anything."""
 
@@ -456,6 +473,22 @@ class SQLTransaction(SQLReader):
             raise self._failed(error, "drawing a sequence number") from error
         self._drawn = number if self._drawn is None else max(self._drawn, number)
         return number
+
+    def claim_deliveries(
+        self, *, owner: str, now: datetime, lease_until: datetime, limit: int
+    ) -> list[OutboxEvent]:
+        _check_limit(limit)
+        ensure_aware(now, field="now")
+        ensure_aware(lease_until, field="lease_until")
+        rows = self._rows(_CLAIM, {"now": now, "limit": limit})
+        claimed = []
+        for row in rows:
+            event = attrs.evolve(
+                decode(OutboxEvent, row[0]), lease_owner=owner, lease_until=lease_until
+            )
+            self.update(event)
+            claimed.append(event)
+        return claimed
 
     def _values(self, record: Record) -> dict[str, Any]:
         """Return the row of *record*, refusing what the columns cannot hold."""

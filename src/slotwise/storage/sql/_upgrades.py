@@ -9,6 +9,7 @@ implicitly, so every step checks what is already there and can run again after a
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 
 import attrs
 from sqlalchemy import Connection, Table, inspect, select, text, update
@@ -60,9 +61,12 @@ def _add_column(conn: Connection, table: Table, column: str, schema: str | None)
 
 
 def _add_indexes(conn: Connection, table: Table, schema: str | None) -> None:
-    existing = {found["name"] for found in inspect(conn).get_indexes(table.name, schema)}
+    inspector = inspect(conn)
+    existing = {found["name"] for found in inspector.get_indexes(table.name, schema)}
+    columns = {found["name"] for found in inspector.get_columns(table.name, schema)}
     for index in sorted(table.indexes, key=lambda index: str(index.name)):
-        if index.name not in existing:
+        # An index on a column of a later version is that version's step's to add.
+        if index.name not in existing and {c.name for c in index.columns} <= columns:
             index.create(conn)
 
 
@@ -112,5 +116,25 @@ def _version_2_to_3(conn: Connection, schema: str | None) -> None:
     _add_indexes(conn, RECORD_TABLES[ApiToken], schema)
 
 
-UPGRADES: dict[int, Upgrade] = {1: _version_1_to_2, 2: _version_2_to_3}
+def _version_3_to_4(conn: Connection, schema: str | None) -> None:
+    """
+    Delivery state of events (decision 38): ``due`` and ``lease_until`` on the outbox.
+
+    Events not yet delivered become due at once (their documents have no delivery state yet,
+    so they read as never attempted).
+    """
+    events = RECORD_TABLES[OutboxEvent]
+    for column in ("due", "lease_until"):
+        _add_column(conn, events, column, schema)
+    conn.execute(
+        update(events)
+        .where(events.c.undelivered.is_not(None), events.c.due.is_(None))
+        .values(due=_EPOCH)
+    )
+    _add_indexes(conn, events, schema)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+UPGRADES: dict[int, Upgrade] = {1: _version_1_to_2, 2: _version_2_to_3, 3: _version_3_to_4}
 """``UPGRADES[n]`` moves a schema from version *n* to *n* + 1."""

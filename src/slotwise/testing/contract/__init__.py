@@ -18,7 +18,7 @@ The contract is composed of parts, one per concern, so the part a failing test b
 on its own: :class:`RecordContract` (round trips, write errors, ``find``),
 :class:`WindowContract` (blocks and allocations), :class:`AppointmentRangeContract`,
 :class:`LookupContract` (keys, customers, holds), :class:`FeedContract` (outbox, reminders,
-audit), :class:`UnitOfWorkContract`, :class:`ConcurrencyContract` and
+audit), :class:`DeliveryContract` (claiming events for delivery), :class:`UnitOfWorkContract`, :class:`ConcurrencyContract` and
 :class:`RefusalContract` (invalid input never reaches a store).
 """
 
@@ -27,6 +27,7 @@ from __future__ import annotations
 from ._base import ContractBase
 from .appointments import AppointmentRangeContract
 from .concurrency import ConcurrencyContract
+from .deliveries import DeliveryContract
 from .feeds import FeedContract
 from .lookups import LookupContract
 from .records import RecordContract
@@ -38,6 +39,7 @@ __all__ = [
     "AppointmentRangeContract",
     "ConcurrencyContract",
     "ContractBase",
+    "DeliveryContract",
     "FeedContract",
     "LookupContract",
     "RecordContract",
@@ -54,6 +56,7 @@ class StoreContract(
     AppointmentRangeContract,
     LookupContract,
     FeedContract,
+    DeliveryContract,
     UnitOfWorkContract,
     ConcurrencyContract,
     RefusalContract,
