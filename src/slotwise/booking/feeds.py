@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import attrs
 
+from slotwise.clock import Clock, IdGenerator
 from slotwise.errors import (
     OutOfRange,
 )
@@ -29,9 +30,9 @@ from slotwise.model import (
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.storage.outbox import append_event, appointment_payload
-from slotwise.storage.protocol import Transaction
+from slotwise.storage.protocol import Store, Transaction
 
-__all__ = ["OutboxOperations", "ReminderOperations"]
+__all__ = ["REMINDER_LOCK", "OutboxOperations", "ReminderOperations", "release_due_reminders"]
 
 
 _SWEEP_BATCH = 200
@@ -192,38 +193,55 @@ class ReminderOperations:
                 for reminder_id in dict.fromkeys(reminder_ids)
             ]
             for reminder in reminders:
-                if reminder.sent_at is not None:
-                    continue
-                sent = attrs.evolve(reminder, sent_at=now)
-                tx.update(sent)
-                marked += 1
-                appointment = tx.get(Appointment, reminder.appointment_id)
-                if appointment is not None:
-                    customer = (
-                        tx.get(Customer, appointment.customer_id)
-                        if appointment.customer_id
-                        else None
-                    )
-                    resources = [
-                        r for rid in appointment.resource_ids if (r := tx.get(Resource, rid))
-                    ]
-                    payload: dict[str, Any] = appointment_payload(
-                        appointment, customer=customer, resources=resources, reminder=sent
-                    )
-                else:
-                    payload = {"appointment": None, "reminder": to_json_data(sent)}
-                append_event(
-                    tx,
-                    ids=ctx.ids,
-                    now=now,
-                    company_id=reminder.company_id,
-                    location_id=reminder.location_id,
-                    trigger=(
-                        Trigger.EMAIL_REMINDER
-                        if reminder.channel == "email"
-                        else Trigger.SMS_REMINDER
-                    ),
-                    entity_id=reminder.appointment_id,
-                    payload=payload,
-                )
+                if reminder.sent_at is None:
+                    _send_reminder(tx, ctx.ids, now, reminder)
+                    marked += 1
         return marked
+
+
+def _send_reminder(
+    tx: Transaction, ids: IdGenerator, now: datetime, reminder: QueuedReminder
+) -> None:
+    """Mark *reminder* sent at *now* and append its ``EmailReminder`` / ``SmsReminder`` event."""
+    sent = attrs.evolve(reminder, sent_at=now)
+    tx.update(sent)
+    appointment = tx.get(Appointment, reminder.appointment_id)
+    if appointment is not None:
+        customer = tx.get(Customer, appointment.customer_id) if appointment.customer_id else None
+        resources = [r for rid in appointment.resource_ids if (r := tx.get(Resource, rid))]
+        payload: dict[str, Any] = appointment_payload(
+            appointment, customer=customer, resources=resources, reminder=sent
+        )
+    else:
+        payload = {"appointment": None, "reminder": to_json_data(sent)}
+    append_event(
+        tx,
+        ids=ids,
+        now=now,
+        company_id=reminder.company_id,
+        location_id=reminder.location_id,
+        trigger=Trigger.EMAIL_REMINDER if reminder.channel == "email" else Trigger.SMS_REMINDER,
+        entity_id=reminder.appointment_id,
+        payload=payload,
+    )
+
+
+REMINDER_LOCK = "slotwise:reminders"
+"""The lock every release of due reminders holds, so no reminder is released twice."""
+
+
+def release_due_reminders(store: Store, *, clock: Clock, ids: IdGenerator, limit: int) -> int:
+    """
+    Mark up to *limit* reminders of every company that are due now sent, each with its event.
+
+    The platform-level form of :meth:`ReminderOperations.mark_sent` for the webhook worker: one
+    unit of work holding :data:`REMINDER_LOCK`, so workers in several processes never release
+    the same reminder twice; the events then go out with the other events (decision 28).
+    Returns how many were released.
+    """
+    with store.transaction(locks=(REMINDER_LOCK,)) as tx:
+        now = clock.now()
+        due = tx.reminders_due(company_id=None, before=now, limit=_feed_limit(limit))
+        for reminder in due:
+            _send_reminder(tx, ids, now, reminder)
+    return len(due)

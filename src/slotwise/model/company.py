@@ -103,6 +103,13 @@ def _to_business_user_emails(value: Iterable[str]) -> tuple[str, ...]:
     return str_tuple(value, field="business_user_emails")
 
 
+def _check_disabled_urls(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if len(value) > 3:
+        raise OutOfRange(field=attribute.name, allowed="at most 3 URLs", requested=len(value))
+    for url in value:
+        check_url(instance, attribute, url)
+
+
 @attrs.frozen(kw_only=True)
 class Company:
     """
@@ -128,6 +135,10 @@ class Company:
     business_user_emails: tuple[str, ...] = attrs.field(
         default=(), converter=_to_business_user_emails
     )
+    disabled_webhook_urls: tuple[str, ...] = attrs.field(
+        default=(), converter=tuple, validator=_check_disabled_urls
+    )
+    """Webhook URLs that answered 410 Gone: nothing is sent to them until re-enabled (decision 38)."""
 
     @property
     def company_id(self) -> str:

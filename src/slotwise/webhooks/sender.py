@@ -1,0 +1,298 @@
+"""
+Delivering the outbox: a worker that claims due events, posts them signed, and records the result.
+
+One round (:meth:`DeliveryWorker.run_once`):
+
+1. releases the reminders that are due (each becomes an ``EmailReminder`` / ``SmsReminder``
+   event, once, under a store lock: :func:`~slotwise.booking.feeds.release_due_reminders`);
+2. claims up to ``batch`` due events in one short unit of work (a lease of ``lease``:
+   :meth:`~slotwise.Transaction.claim_deliveries`), so workers in any number of processes and
+   hosts never send the same event while its lease holds;
+3. posts each, outside any unit of work, to the company's URL for its kind (appointment and
+   resource events to ``bookingWebhookUrl``, customer events to ``customerWebhookUrl``,
+   reminders to ``reminderWebhookUrl``): JSON ``{"trigger", "data"}``, signed
+   (:func:`~slotwise.webhooks.signature_headers`), after checking the destination
+   (:func:`~slotwise.webhooks.check_destination`), with a 5 s connect and 15 s total timeout and
+   no redirects followed;
+4. records each outcome in its own short unit of work: a 2xx delivers; 410 Gone disables the URL
+   (and fails the event); anything else is a failed attempt, tried again on the schedule of
+   :func:`~slotwise.webhooks.next_attempt_at` (``Retry-After`` honoured) until the eighth
+   attempt fails the event for good.
+
+A worker that dies mid-round leaves leases that run out; the events are claimed again
+(at-least-once: receivers deduplicate by ``webhook-id``, the event id). An event whose company
+has no URL for its kind is marked delivered with nothing sent (``last_error`` says so).
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import logging
+import threading
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Any, Final
+
+import attrs
+import httpx
+
+from slotwise.booking.feeds import release_due_reminders
+from slotwise.errors import UnsafeDestination
+from slotwise.http._wire import wire_name
+from slotwise.model import Company, OutboxEvent, Trigger
+from slotwise.scheduler import Scheduler
+
+from .addresses import Resolver, check_destination, system_resolver
+from .schedule import next_attempt_at
+from .signing import signature_headers
+
+__all__ = ["DeliveryWorker", "Outcome", "RoundReport", "body_of", "url_for"]
+
+logger = logging.getLogger("slotwise.webhooks")
+
+_CUSTOMER: Final = frozenset({Trigger.CUSTOMER_CREATED, Trigger.CUSTOMER_UPDATED})
+_REMINDER: Final = frozenset({Trigger.EMAIL_REMINDER, Trigger.SMS_REMINDER})
+TIMEOUT: Final = httpx.Timeout(15.0, connect=5.0)
+"""Decision 38: 5 s to connect, 15 s in all."""
+
+
+def url_for(company: Company, trigger: Trigger) -> str | None:
+    """Return the company's webhook URL for events of *trigger* (``None``: not set)."""
+    if trigger in _CUSTOMER:
+        return company.customer_webhook_url
+    if trigger in _REMINDER:
+        return company.reminder_webhook_url
+    return company.booking_webhook_url
+
+
+def camel_case(value: Any) -> Any:
+    """Return event data with the HTTP interface's names (``start`` -> ``startDateTime``)."""
+    if isinstance(value, Mapping):
+        return {wire_name(None, str(key)): camel_case(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [camel_case(item) for item in value]
+    return value
+
+
+def body_of(event: OutboxEvent) -> bytes:
+    """Return the request body of *event*: ``{"trigger", "data"}`` as compact UTF-8 JSON."""
+    document = {"trigger": event.trigger.value, "data": camel_case(event.payload)}
+    return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+@attrs.frozen(kw_only=True)
+class Outcome:
+    """What one attempt came to."""
+
+    event_id: str
+    delivered: bool
+    status: int | None = None
+    error: str | None = None
+    retry_after: timedelta | None = None
+    gone: bool = False
+    """The receiver answered 410 Gone: its URL is disabled."""
+    nothing_to_send: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class RoundReport:
+    """What one round did."""
+
+    reminders: int
+    claimed: int
+    delivered: int
+    failed_attempts: int
+
+
+class DeliveryWorker:
+    """
+    Delivers the outbox of every company in a scheduler's store (decision 38).
+
+    Args:
+        scheduler: whose store, clock and ids the worker uses.
+        owner: this worker's name in leases (unique per worker: host, process, thread).
+        client: the httpx client to post with (default: one with the decision's timeouts, no
+            redirects followed); tests pass one with a mock transport.
+        resolve: the resolver the destination check uses.
+        allow_local: the development setting: allow ``http`` and loopback receivers.
+        batch: events claimed per round.
+        lease: how long a claim holds.
+
+    .. versionadded:: 0.1
+    """
+
+    def __init__(
+        self,
+        scheduler: Scheduler,
+        *,
+        owner: str,
+        client: httpx.Client | None = None,
+        resolve: Resolver = system_resolver,
+        allow_local: bool = False,
+        batch: int = 50,
+        lease: timedelta = timedelta(minutes=1),
+    ) -> None:
+        self.scheduler = scheduler
+        self.owner = owner
+        self.client = client or httpx.Client(timeout=TIMEOUT, follow_redirects=False)
+        self.resolve = resolve
+        self.allow_local = allow_local
+        self.batch = batch
+        self.lease = lease
+
+    def run_once(self) -> RoundReport:
+        """Release due reminders, claim due events, post them and record the outcomes."""
+        scheduler = self.scheduler
+        reminders = release_due_reminders(
+            scheduler.store, clock=scheduler.clock, ids=scheduler.ids, limit=self.batch
+        )
+        now = scheduler.clock.now()
+        with scheduler.store.transaction() as tx:
+            claimed = tx.claim_deliveries(
+                owner=self.owner, now=now, lease_until=now + self.lease, limit=self.batch
+            )
+        delivered = failed = 0
+        for event in claimed:
+            outcome = self.attempt(event)
+            self.record(outcome)
+            if outcome.delivered:
+                delivered += 1
+            else:
+                failed += 1
+        return RoundReport(
+            reminders=reminders, claimed=len(claimed), delivered=delivered, failed_attempts=failed
+        )
+
+    def run(self, stop: threading.Event, *, idle: float = 1.0) -> None:
+        """
+        Run rounds until *stop* is set; wait *idle* seconds after a round that found nothing.
+
+        A round in progress finishes (its sends complete and are recorded) before it returns.
+        """
+        while not stop.is_set():
+            try:
+                report = self.run_once()
+            except Exception:  # a store outage must not end the worker: log, wait, go on
+                logger.exception("webhook round failed (worker %s)", self.owner)
+                report = None
+            if report is None or report.claimed == 0:
+                stop.wait(idle)
+
+    # -- one attempt ------------------------------------------------------------------------
+
+    def attempt(self, event: OutboxEvent) -> Outcome:
+        """Post *event* once; return what came of it (never raises for the receiver's faults)."""
+        with self.scheduler.store.read() as reader:
+            company = reader.get(Company, event.company_id)
+        if company is None:
+            return Outcome(event_id=event.id, delivered=True, nothing_to_send=True,
+                           error="the company no longer exists")  # fmt: skip
+        url = url_for(company, event.trigger)
+        if url is None:
+            return Outcome(
+                event_id=event.id,
+                delivered=True,
+                nothing_to_send=True,
+                error="no webhook URL is set for this kind of event",
+            )
+        if url in company.disabled_webhook_urls:
+            return Outcome(event_id=event.id, delivered=False, gone=True,
+                           error=f"{url} is disabled (it answered 410 Gone)")  # fmt: skip
+        key = company.webhook_signature_hash
+        if not key:
+            return Outcome(event_id=event.id, delivered=False,
+                           error="the company has no webhook signature key")  # fmt: skip
+        try:
+            check_destination(url, resolve=self.resolve, allow_local=self.allow_local)
+        except UnsafeDestination as unsafe:
+            return Outcome(event_id=event.id, delivered=False, error=unsafe.message)
+        body = body_of(event)
+        headers = signature_headers(
+            body, key, message_id=event.id, timestamp=self.scheduler.clock.now()
+        )
+        headers["Content-Type"] = "application/json"
+        headers["User-Agent"] = "slotwise-webhooks"
+        try:
+            response = self.client.post(url, content=body, headers=headers)
+        except httpx.HTTPError as error:
+            return Outcome(
+                event_id=event.id, delivered=False, error=f"{type(error).__name__}: {error}"
+            )
+        status = response.status_code
+        logger.info("event %s -> %s: %s", event.id, url, status)
+        if 200 <= status < 300:
+            return Outcome(event_id=event.id, delivered=True, status=status)
+        return Outcome(
+            event_id=event.id,
+            delivered=False,
+            status=status,
+            error=f"the receiver answered {status}",
+            retry_after=_retry_after(
+                response.headers.get("Retry-After"), self.scheduler.clock.now()
+            ),
+            gone=status == 410,
+        )
+
+    def record(self, outcome: Outcome) -> None:
+        """Record *outcome* in its own unit of work and release the lease."""
+        store, now = self.scheduler.store, self.scheduler.clock.now()
+        with store.transaction() as tx:
+            event = tx.get(OutboxEvent, outcome.event_id)
+            if event is None or event.delivered_at is not None:
+                return  # deleted, or delivered by another worker after our lease ran out
+            changes: dict[str, Any] = {
+                "lease_owner": None,
+                "lease_until": None,
+                "last_status": outcome.status,
+                "last_error": _short(outcome.error),
+            }
+            if outcome.nothing_to_send:
+                changes["delivered_at"] = now
+            else:
+                attempts = event.attempts + 1
+                changes["attempts"] = attempts
+                if outcome.delivered:
+                    changes["delivered_at"] = now
+                elif outcome.gone:
+                    changes["failed_at"] = now
+                    self._disable(tx, event, outcome)
+                else:
+                    later = next_attempt_at(
+                        attempts, now, event_id=event.id, retry_after=outcome.retry_after
+                    )
+                    if later is None:
+                        changes["failed_at"] = now
+                    else:
+                        changes["next_attempt_at"] = later
+            tx.update(attrs.evolve(event, **changes))
+
+    def _disable(self, tx: Any, event: OutboxEvent, outcome: Outcome) -> None:
+        if outcome.status != 410:
+            return  # already disabled: nothing to add
+        company = tx.get(Company, event.company_id)
+        url = url_for(company, event.trigger) if company is not None else None
+        if company is not None and url is not None and url not in company.disabled_webhook_urls:
+            disabled = (*company.disabled_webhook_urls, url)[-3:]
+            tx.update(attrs.evolve(company, disabled_webhook_urls=disabled))
+            logger.warning("webhook URL %s answered 410 Gone: disabled", url)
+
+
+def _short(text: str | None) -> str | None:
+    return None if text is None else text[:2000]
+
+
+def _retry_after(value: str | None, now: datetime) -> timedelta | None:
+    """Read ``Retry-After`` (seconds, or an HTTP date); ``None`` when absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return timedelta(seconds=int(value))
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(when - now, timedelta(0))
