@@ -33,6 +33,7 @@ KIND_OF_NAME: dict[str, str] = {
     "service_group_id": "service_group",
     "resource_group_id": "resource_group",
     "event_ids": "event",
+    "event_id": "event",
     "reminder_ids": "reminder",
     "service_ids": "service",
     "linked_service_ids": "service",
@@ -78,6 +79,7 @@ PLAIN: dict[str, Any] = {
     "provider": "A",
     "email": "someone@alpha.example",
     "country": "US",
+    "url": "https://hooks.alpha.example/booking",
 }
 
 IN_OPERATION: dict[tuple[str, str], dict[str, Any]] = {
@@ -116,6 +118,8 @@ READS = (
     "unavailable",
     "for_reschedule",
     "undelivered",
+    "deliveries",
+    "of_business_user",
     "due",
     "booking_fields",
     "custom_fields",

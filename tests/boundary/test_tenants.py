@@ -257,6 +257,7 @@ def _store_name(world: World) -> str:
 
 _COMPANY_WIDE = {
     ("company", "update"),
+    ("company", "enable_webhook_url"),
     ("locations", "create"),
     ("locations", "create_many"),
     ("locations", "make_primary"),

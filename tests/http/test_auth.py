@@ -65,6 +65,7 @@ KIND_OF: dict[str, str] = {
     "service_groups": "service_group",
     "resource_groups": "resource_group",
     "company": "company",
+    "outbox": "event",
 }
 """The kind of record a route's first path placeholder names."""
 

@@ -478,3 +478,32 @@ class TestCompanies:
         response = api.call("GET /setup/businessUsers/{email}/companies", email="owner@example.com")
 
         assert [api.ids["A"]["company"]] == [company["id"] for company in response.json()]
+
+
+class TestWebhookDeliveries:
+    """The delivery operations over HTTP (slotwise extensions, decision 38)."""
+
+    def test_list_redeliver_and_enable(self, api):
+        """GET .../webhooks/deliveries, PUT .../deliveries/{id}/redeliver, PUT .../webhooks/enable."""
+        pending = api.call("GET /setup/v1/webhooks/deliveries", params={"status": "pending"})
+        event = pending.json()["data"][0]
+        again = api.call("PUT /setup/v1/webhooks/deliveries/{id}/redeliver", id=event["id"])
+        gone = "https://hooks.example/booking"
+        company = api.world.a.company.get()
+        with api.world.scheduler.store.transaction() as tx:
+            import attrs
+
+            tx.update(attrs.evolve(company, disabled_webhook_urls=(gone,)))
+        enabled = api.call("PUT /setup/v1/webhooks/enable", json={"url": gone})
+        failed = api.call("GET /setup/v1/webhooks/deliveries", params={"status": "failed"})
+
+        assert 200 == pending.status_code
+        assert {"deliveryStatus", "dueAt", "attempts", "lastError"} <= set(event)
+        assert all(item["deliveryStatus"] == "pending" for item in pending.json()["data"])
+        assert (200, "pending", 0) == (
+            again.status_code,
+            again.json()["deliveryStatus"],
+            again.json()["attempts"],
+        )
+        assert [] == enabled.json()["disabledWebhookUrls"]
+        assert [] == failed.json()["data"]

@@ -29,6 +29,7 @@ from slotwise.model import (
 )
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
+from slotwise.paging import DEFAULT_LIMIT, Page, paginate
 from slotwise.storage.outbox import append_event, appointment_payload
 from slotwise.storage.protocol import Store, Transaction
 
@@ -141,6 +142,72 @@ class OutboxOperations:
                     tx.update(attrs.evolve(event, delivered_at=now))
                     marked += 1
         return marked
+
+    def deliveries(
+        self,
+        *,
+        status: DeliveryStatus | None = None,
+        offset: int = 0,
+        limit: int = DEFAULT_LIMIT,
+    ) -> Page[OutboxEvent]:
+        """
+        List the principal's events with their delivery state, newest first (decision 38).
+
+        Args:
+            status: keep ``pending``, ``delivered`` or ``failed`` events only (failed: no
+                attempt left, or the URL answered 410; see ``last_status`` and ``last_error``).
+
+        A principal limited to some locations sees only its locations' events (decision 37).
+
+        Raises:
+            OutOfRange: for an invalid ``offset`` or ``limit``.
+
+        .. versionadded:: 0.1
+        """
+        ctx = self._ctx
+        with ctx.store.read() as reader:
+            events = reader.find(OutboxEvent, company_id=ctx.company_id)
+        allowed = ctx.location_ids
+        chosen = [
+            event
+            for event in events
+            if (allowed is None or event.location_id in allowed)
+            and (status is None or event.delivery_status == status)
+        ]
+        chosen.sort(key=lambda event: event.sequence, reverse=True)
+        return paginate(chosen, url="/setup/v1/webhooks/deliveries", offset=offset, limit=limit)
+
+    def redeliver(self, event_id: str, /) -> OutboxEvent:
+        """
+        Send an event again: a failed one (or a delivered one) becomes due now, attempts reset.
+
+        The event keeps its id, so receivers that deduplicate by ``webhook-id`` see the same
+        delivery again. A URL disabled by 410 stays disabled until
+        ``workspace.company.enable_webhook_url()``.
+
+        Raises:
+            NotFound: when no event has *event_id*.
+            Unauthorized: when it is not the principal's (decision 37).
+
+        .. versionadded:: 0.1
+        """
+        ctx = self._ctx
+        with ctx.store.transaction() as tx:
+            event = ctx.owned(tx, OutboxEvent, event_id, field="event_id", change=True)
+            again = attrs.evolve(
+                event,
+                delivered_at=None,
+                failed_at=None,
+                attempts=0,
+                next_attempt_at=ctx.clock.now(),
+                lease_owner=None,
+                lease_until=None,
+            )
+            tx.update(again)
+        return again
+
+
+DeliveryStatus = Literal["pending", "delivered", "failed"]
 
 
 @operations

@@ -498,6 +498,28 @@ ROUTES: Final[tuple[Route, ...]] = (
         path_params=(),
         company_in_path=True,
     ),
+    # -- webhook deliveries (slotwise extensions, decision 38) --------------------------------
+    _r(
+        "GET",
+        f"{S}/webhooks/deliveries",
+        "outbox.deliveries",
+        "Webhook deliveries: events with their delivery state",
+        extension=True,
+    ),
+    _r(
+        "PUT",
+        f"{S}/webhooks/deliveries/{{id}}/redeliver",
+        "outbox.redeliver",
+        "Send an event's webhook again",
+        extension=True,
+    ),
+    _r(
+        "PUT",
+        f"{S}/webhooks/enable",
+        "company.enable_webhook_url",
+        "Send webhooks again to a URL that answered 410 Gone",
+        extension=True,
+    ),
     _r(
         "GET",
         "/setup/businessUsers/{email}/companies",

@@ -35,6 +35,7 @@ from slotwise.model import (
     Block,
     Location,
     LocationSettings,
+    OutboxEvent,
     RepeatRule,
     Resource,
     ResourceConsumerView,
@@ -158,6 +159,11 @@ DERIVED: Final[dict[type, tuple[Derived, ...]]] = {
     ),
     ResourceConsumerView: (Derived("object", str, lambda _: "resource"),),
     AvailableTimes: (Derived("resourceIds", str | None, lambda t: _joined(t.resource_ids)),),
+    OutboxEvent: (
+        Derived("payload", dict[str, Any], lambda e: camel_data(e.payload)),
+        Derived("deliveryStatus", str, lambda e: e.delivery_status),
+        Derived("dueAt", datetime | None, lambda e: e.due_at),
+    ),
     Slot: (Derived("resourceIds", str | None, lambda s: _joined(s.resource_ids)),),
     ResourceWeeklyAvailability: (Derived("weekdays", Any, lambda a: _weekdays(a)),),
     Location: (Derived("settings", Any, lambda loc: _settings(loc.settings, loc)),),
@@ -166,6 +172,15 @@ DERIVED: Final[dict[type, tuple[Derived, ...]]] = {
         Derived("settings", Any, lambda entry: _settings(entry.settings, entry)),
     ),
 }
+
+
+def camel_data(value: Any) -> Any:
+    """Return JSON data (an event's payload) with the wire's names at every level."""
+    if isinstance(value, Mapping):
+        return {wire_name(None, str(key)): camel_data(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [camel_data(item) for item in value]
+    return value
 
 
 def _weekdays(availability: ResourceWeeklyAvailability) -> dict[str, Any]:

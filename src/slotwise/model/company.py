@@ -103,6 +103,10 @@ def _to_business_user_emails(value: Iterable[str]) -> tuple[str, ...]:
     return str_tuple(value, field="business_user_emails")
 
 
+def _to_urls(value: Iterable[str]) -> tuple[str, ...]:
+    return str_tuple(value, field="disabled_webhook_urls")
+
+
 def _check_disabled_urls(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
     if len(value) > 3:
         raise OutOfRange(field=attribute.name, allowed="at most 3 URLs", requested=len(value))
@@ -136,7 +140,7 @@ class Company:
         default=(), converter=_to_business_user_emails
     )
     disabled_webhook_urls: tuple[str, ...] = attrs.field(
-        default=(), converter=tuple, validator=_check_disabled_urls
+        default=(), converter=_to_urls, validator=_check_disabled_urls
     )
     """Webhook URLs that answered 410 Gone: nothing is sent to them until re-enabled (decision 38)."""
 

@@ -100,6 +100,28 @@ class CompanyOperations:
             return [company]
         return []
 
+    def enable_webhook_url(self, url: str, /) -> Company:
+        """
+        Send webhooks to *url* again after it answered 410 Gone (decision 38).
+
+        Events that failed because of it stay failed: redeliver them by call
+        (``workspace.outbox.redeliver``). A URL that is not disabled changes nothing.
+
+        Raises:
+            Unauthorized: when the principal is limited to some locations (decision 37).
+
+        .. versionadded:: 0.1
+        """
+        ctx = self._ctx
+        with ctx.store.transaction() as tx:
+            company = ctx.owned(tx, Company, ctx.company_id, field="company_id", change=True)
+            if url not in company.disabled_webhook_urls:
+                return company
+            remaining = tuple(u for u in company.disabled_webhook_urls if u != url)
+            updated = attrs.evolve(company, disabled_webhook_urls=remaining)
+            tx.update(updated)
+        return updated
+
     def update(self, **changes: Unpack[CompanyChanges]) -> Company:
         """
         Change fields of the company, webhook URLs included (spec: PUT /setup/v1/company/{id}).

@@ -30,7 +30,6 @@ import email.utils
 import json
 import logging
 import threading
-from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -39,7 +38,7 @@ import httpx
 
 from slotwise.booking.feeds import release_due_reminders
 from slotwise.errors import UnsafeDestination
-from slotwise.http._wire import wire_name
+from slotwise.http._wire import camel_data
 from slotwise.model import Company, OutboxEvent, Trigger
 from slotwise.scheduler import Scheduler
 
@@ -66,18 +65,9 @@ def url_for(company: Company, trigger: Trigger) -> str | None:
     return company.booking_webhook_url
 
 
-def camel_case(value: Any) -> Any:
-    """Return event data with the HTTP interface's names (``start`` -> ``startDateTime``)."""
-    if isinstance(value, Mapping):
-        return {wire_name(None, str(key)): camel_case(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [camel_case(item) for item in value]
-    return value
-
-
 def body_of(event: OutboxEvent) -> bytes:
     """Return the request body of *event*: ``{"trigger", "data"}`` as compact UTF-8 JSON."""
-    document = {"trigger": event.trigger.value, "data": camel_case(event.payload)}
+    document = {"trigger": event.trigger.value, "data": camel_data(event.payload)}
     return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
 
 
