@@ -2,6 +2,9 @@
 The ``slotwise`` command line (also ``python -m slotwise``)::
 
     slotwise serve  [--db URL] [--host 127.0.0.1] [--port 8000] [--workers N] [--log-level info]
+                    [--with-worker]
+    slotwise worker [--db URL] [--schema NAME] [--concurrency N] [--batch N] [--lease SECONDS]
+                    [--allow-local]
     slotwise demo   [--db URL]
     slotwise tokens create --db URL --company ID [--location ID ...] --label TEXT [--days N]
     slotwise tokens list   --db URL --company ID
@@ -57,6 +60,39 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--max-body-size", type=int, help="largest request body in bytes (default: 1 MiB)"
     )
+    serve.add_argument(
+        "--with-worker",
+        action="store_true",
+        help="also deliver webhooks from each server process (one worker thread each)",
+    )
+    serve.add_argument(
+        "--allow-local-webhooks",
+        action="store_true",
+        help="development only: the worker may post to http and loopback receivers",
+    )
+    worker = commands.add_parser("worker", help="deliver webhooks and reminders (http extra)")
+    worker.add_argument(
+        "--db",
+        default=os.environ.get(_DB_VARIABLE) or _DEFAULT_DB,
+        help=f"SQLAlchemy database URL (default: ${_DB_VARIABLE}, else {_DEFAULT_DB})",
+    )
+    worker.add_argument(
+        "--schema",
+        help="the PostgreSQL schema or MariaDB database of the tables (default: the URL's)",
+    )
+    worker.add_argument("--concurrency", type=int, default=1, help="sending threads")
+    worker.add_argument("--batch", type=int, default=50, help="events claimed per round")
+    worker.add_argument(
+        "--lease", type=float, default=60.0, help="seconds a claim holds (default 60)"
+    )
+    worker.add_argument(
+        "--allow-local",
+        action="store_true",
+        help="development only: allow http and loopback receivers",
+    )
+    worker.add_argument(
+        "--log-level", default="info", choices=["debug", "info", "warning", "error"]
+    )
     demo = commands.add_parser("demo", help="create the demo business (Acme Spa)")
     demo.add_argument(
         "--db",
@@ -92,12 +128,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _scheduler(url: str | None) -> Scheduler:
+def _scheduler(url: str | None, *, schema: str | None = None) -> Scheduler:
     if not url:
         raise SystemExit(f"slotwise: error: give --db URL or set ${_DB_VARIABLE}")
     from slotwise.storage.sql import SQLStore
 
-    return Scheduler(SQLStore(url))
+    return Scheduler(SQLStore(url, schema=schema))
 
 
 def _row(token: ApiToken) -> str:
@@ -119,6 +155,10 @@ def _serve(arguments: argparse.Namespace, out: TextIO) -> None:
     # Workers are separate processes: they build their app from the environment.
     os.environ[_DB_VARIABLE] = arguments.db
     os.environ["SLOTWISE_LOG_LEVEL"] = arguments.log_level
+    if arguments.with_worker:
+        os.environ["SLOTWISE_WITH_WORKER"] = "1"
+    if arguments.allow_local_webhooks:
+        os.environ["SLOTWISE_WEBHOOKS_ALLOW_LOCAL"] = "1"
     if arguments.max_body_size is not None:
         os.environ["SLOTWISE_MAX_BODY_SIZE"] = str(arguments.max_body_size)
     _scheduler(arguments.db).store.close()  # type: ignore[attr-defined]  # fail fast, schema ready
@@ -134,6 +174,47 @@ def _serve(arguments: argparse.Namespace, out: TextIO) -> None:
         log_level=arguments.log_level,
         access_log=False,  # slotwise logs each request with its request id
     )
+
+
+def _worker(arguments: argparse.Namespace, out: TextIO) -> None:
+    try:
+        from slotwise.http import configure_logging
+        from slotwise.webhooks.sender import start_workers
+    except ImportError:
+        raise MissingDependency(feature="slotwise worker", extra="http") from None
+    import signal
+    import socket
+    import threading
+
+    configure_logging(arguments.log_level)
+    scheduler = _scheduler(arguments.db, schema=arguments.schema)
+    stop = threading.Event()
+
+    def finish(signum: int, frame: object) -> None:
+        stop.set()  # rounds in flight finish their sends; unsent claims are released
+
+    signal.signal(signal.SIGTERM, finish)
+    signal.signal(signal.SIGINT, finish)
+    print(
+        f"slotwise {VERSION} delivering webhooks from {_shown_url(arguments.db)}"
+        f" with {arguments.concurrency} thread(s)",
+        file=out,
+        flush=True,
+    )
+    threads = start_workers(
+        scheduler,
+        concurrency=arguments.concurrency,
+        stop=stop,
+        name=f"{socket.gethostname()}:{os.getpid()}",
+        allow_local=arguments.allow_local,
+        batch=arguments.batch,
+        lease=timedelta(seconds=arguments.lease),
+    )
+    while any(thread.is_alive() for thread in threads):
+        for thread in threads:
+            thread.join(timeout=0.5)
+    scheduler.store.close()  # type: ignore[attr-defined]
+    print("slotwise worker stopped", file=out, flush=True)
 
 
 def _shown_url(url: str) -> str:
@@ -212,7 +293,9 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
     ``slotwise: error: <message>`` on standard error, with exit status 2.
     """
     arguments = _parser().parse_args(argv)
-    command = {"serve": _serve, "demo": _demo, "tokens": _tokens}[arguments.command]
+    command = {"serve": _serve, "worker": _worker, "demo": _demo, "tokens": _tokens}[
+        arguments.command
+    ]
     try:
         command(arguments, out or sys.stdout)
     except SlotwiseError as error:

@@ -134,7 +134,7 @@ def app_from_environment() -> Litestar:
 
     Each uvicorn worker process calls this (``slotwise serve --workers N``), so every worker
     serves the same database. ``$SLOTWISE_MAX_BODY_SIZE`` (bytes) and ``$SLOTWISE_LOG_LEVEL``
-    are read too.
+    are read too; ``$SLOTWISE_WITH_WORKER=1`` also runs a webhook worker thread in the process.
     """
     from slotwise.storage.sql import SQLStore
 
@@ -143,7 +143,37 @@ def app_from_environment() -> Litestar:
         configure_logging(level)
     url = os.environ.get("SLOTWISE_DB") or "sqlite:///slotwise.db"
     size = int(os.environ.get("SLOTWISE_MAX_BODY_SIZE") or DEFAULT_MAX_BODY_SIZE)
-    return create_app(Scheduler(SQLStore(url)), max_body_size=size)
+    scheduler = Scheduler(SQLStore(url))
+    app = create_app(scheduler, max_body_size=size)
+    if os.environ.get("SLOTWISE_WITH_WORKER") == "1":
+        _attach_worker(app, scheduler)
+    return app
+
+
+def _attach_worker(app: Litestar, scheduler: Scheduler) -> None:
+    """Run one webhook worker thread for the app's lifetime (``slotwise serve --with-worker``)."""
+    import socket
+    import threading
+
+    from slotwise.webhooks.sender import start_workers
+
+    stop = threading.Event()
+    threads: list[threading.Thread] = []
+
+    def start() -> None:
+        name = f"{socket.gethostname()}:{os.getpid()}:serve"
+        allow_local = os.environ.get("SLOTWISE_WEBHOOKS_ALLOW_LOCAL") == "1"
+        threads.extend(
+            start_workers(scheduler, concurrency=1, stop=stop, name=name, allow_local=allow_local)
+        )
+
+    def finish() -> None:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=30)
+
+    app.on_startup.append(start)
+    app.on_shutdown.append(finish)
 
 
 class _RequestIdFilter(logging.Filter):

@@ -46,7 +46,7 @@ from .addresses import Resolver, check_destination, system_resolver
 from .schedule import next_attempt_at
 from .signing import signature_headers
 
-__all__ = ["DeliveryWorker", "Outcome", "RoundReport", "body_of", "url_for"]
+__all__ = ["DeliveryWorker", "Outcome", "RoundReport", "body_of", "start_workers", "url_for"]
 
 logger = logging.getLogger("slotwise.webhooks")
 
@@ -131,8 +131,14 @@ class DeliveryWorker:
         self.batch = batch
         self.lease = lease
 
-    def run_once(self) -> RoundReport:
-        """Release due reminders, claim due events, post them and record the outcomes."""
+    def run_once(self, stop: threading.Event | None = None) -> RoundReport:
+        """
+        Release due reminders, claim due events, post them and record the outcomes.
+
+        When *stop* is set during the round, the send in flight finishes and is recorded, and
+        the events claimed but not yet sent are released at once (their leases cleared) for
+        another worker.
+        """
         scheduler = self.scheduler
         reminders = release_due_reminders(
             scheduler.store, clock=scheduler.clock, ids=scheduler.ids, limit=self.batch
@@ -143,7 +149,10 @@ class DeliveryWorker:
                 owner=self.owner, now=now, lease_until=now + self.lease, limit=self.batch
             )
         delivered = failed = 0
-        for event in claimed:
+        for number, event in enumerate(claimed):
+            if stop is not None and stop.is_set():
+                self.release(claimed[number:])
+                break
             outcome = self.attempt(event)
             self.record(outcome)
             if outcome.delivered:
@@ -162,12 +171,20 @@ class DeliveryWorker:
         """
         while not stop.is_set():
             try:
-                report = self.run_once()
+                report = self.run_once(stop)
             except Exception:  # a store outage must not end the worker: log, wait, go on
                 logger.exception("webhook round failed (worker %s)", self.owner)
                 report = None
             if report is None or report.claimed == 0:
                 stop.wait(idle)
+
+    def release(self, events: list[OutboxEvent]) -> None:
+        """Clear this worker's leases on *events* (claimed, not sent) in one unit of work."""
+        with self.scheduler.store.transaction() as tx:
+            for claimed in events:
+                event = tx.get(OutboxEvent, claimed.id)
+                if event is not None and event.lease_owner == self.owner:
+                    tx.update(attrs.evolve(event, lease_owner=None, lease_until=None))
 
     # -- one attempt ------------------------------------------------------------------------
 
@@ -266,6 +283,32 @@ class DeliveryWorker:
             disabled = (*company.disabled_webhook_urls, url)[-3:]
             tx.update(attrs.evolve(company, disabled_webhook_urls=disabled))
             logger.warning("webhook URL %s answered 410 Gone: disabled", url)
+
+
+def start_workers(
+    scheduler: Scheduler,
+    *,
+    concurrency: int,
+    stop: threading.Event,
+    name: str,
+    idle: float = 1.0,
+    **options: Any,
+) -> list[threading.Thread]:
+    """
+    Start *concurrency* worker threads running until *stop* is set; return them to join.
+
+    Each thread is a :class:`DeliveryWorker` named ``<name>:<n>`` in its leases; *options* go to
+    each worker (``allow_local``, ``batch``, ``lease``, ``resolve``).
+    """
+    threads = []
+    for number in range(concurrency):
+        worker = DeliveryWorker(scheduler, owner=f"{name}:{number}", **options)
+        thread = threading.Thread(
+            target=worker.run, args=(stop,), kwargs={"idle": idle}, name=f"slotwise-worker-{number}"
+        )
+        thread.start()
+        threads.append(thread)
+    return threads
 
 
 def _short(text: str | None) -> str | None:
