@@ -1,5 +1,5 @@
 """
-The HTTP benchmark runs and reports in its documented shape (``benchmarks/http_service.py``).
+The HTTP and webhook benchmarks run and report in their documented shapes.
 
 A short run on SQLite with the Python load generator (``wrk`` may be missing); speed is never
 asserted here (STYLE rule 35).
@@ -47,3 +47,27 @@ def test_the_http_benchmark_reports_every_endpoint():
         assert KEYS == set(figure)
         assert figure["requests"] > 0
         assert 0 == figure["errors"]
+
+
+def test_the_webhook_benchmark_delivers_every_event():
+    """benchmarks/webhooks.py delivers its events to its receiver and reports the rate."""
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "webhooks.py"),
+            "--stores",
+            "sqlite",
+            "--events",
+            "30",
+            "--batch",
+            "10",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    [figure] = [json.loads(line) for line in result.stdout.splitlines()]
+
+    assert (30, 30) == (figure["events"], figure["received"])
+    assert figure["per_second"] > 0

@@ -28,6 +28,7 @@ from slotwise.operations.customers import CustomerOperations, SubscriptionOperat
 from slotwise.operations.fields import FieldOperations
 from slotwise.operations.geography import GeographyOperations
 from slotwise.operations.locations import LocationOperations
+from slotwise.operations.meetings import MeetingLinkProvider, NoMeetingLinks
 from slotwise.operations.resource_groups import ResourceGroupOperations
 from slotwise.operations.resources import ResourceOperations
 from slotwise.operations.service_groups import ServiceGroupOperations
@@ -53,6 +54,9 @@ class Scheduler:
             :class:`~slotwise.availability.authorization.NoCalendarAuthorizer`.
         max_query_days: the most dates one availability search may span (decision 36;
             default 366). It bounds the work a single call can ask for.
+        meeting_links: makes meeting links of booked appointments for companies with a
+            ``meeting_webhook_url`` (spec: Events 3); defaults to none
+            (:class:`~slotwise.operations.meetings.NoMeetingLinks`).
         token_source: makes the secrets of new API tokens; defaults to
             :func:`~slotwise.operations.tokens.random_token` (32 random bytes, decision 39).
 
@@ -73,6 +77,7 @@ class Scheduler:
         calendar_authorizer: CalendarAuthorizer | None = None,
         max_query_days: int = DEFAULT_MAX_QUERY_DAYS,
         token_source: TokenSource | None = None,
+        meeting_links: MeetingLinkProvider | None = None,
     ) -> None:
         if (
             not isinstance(max_query_days, int)
@@ -93,6 +98,9 @@ class Scheduler:
         )
         self.calendar_authorizer: CalendarAuthorizer = (
             calendar_authorizer if calendar_authorizer is not None else NoCalendarAuthorizer()
+        )
+        self.meeting_links: MeetingLinkProvider = (
+            meeting_links if meeting_links is not None else NoMeetingLinks()
         )
         self.tokens = TokenOperations(
             self.store,
@@ -166,6 +174,7 @@ class Scheduler:
                 busy_provider=self.busy_provider,
                 calendar_authorizer=self.calendar_authorizer,
                 max_query_days=self.max_query_days,
+                meeting_links=self.meeting_links,
             )
         )
 

@@ -38,7 +38,8 @@ class Receiver:
 
     url: str
     received: list[Received] = attrs.field(factory=list)
-    answer: Callable[[Received], tuple[int, dict[str, str]]] = lambda _: (204, {})
+    answer: Callable[[Received], tuple[Any, ...]] = lambda _: (204, {})
+    """Returns (status, headers) or (status, headers, body)."""
     lock: threading.Lock = attrs.field(factory=threading.Lock)
 
     def paths(self) -> list[str]:
@@ -62,12 +63,14 @@ def receiver() -> Iterator[Receiver]:
             target = state["receiver"]
             with target.lock:
                 target.received.append(request)
-            status, headers = target.answer(request)
+            status, headers, *rest = target.answer(request)
+            body = rest[0] if rest else b""
             self.send_response(status)
             for name, value in headers.items():
                 self.send_header(name, value)
-            self.send_header("Content-Length", "0")
+            self.send_header("Content-Length", str(len(body)))
             self.end_headers()
+            self.wfile.write(body)
 
         def log_message(self, format: str, *args: Any) -> None:
             """Keep the test output quiet."""

@@ -33,6 +33,7 @@ from slotwise.model import (
     Appointment,
     AppointmentStatus,
     AuditEntry,
+    Company,
     Customer,
     FieldValue,
     Location,
@@ -188,6 +189,43 @@ class AppointmentBase:
             except _Relock as more:
                 held |= more.locks
         raise ConflictError("the resources of this booking kept changing; try again")
+
+    def _with_meeting_link(self, appointment: Appointment) -> Appointment:
+        """
+        Ask the meeting-link provider for a booked appointment's link; store it, or why not.
+
+        Runs after the booking's unit of work committed (no lock is held while the host's
+        service answers); a failure is recorded in ``meeting_error`` and the booking stands
+        (spec: Events 3, ``slotwise.operations.meetings``).
+        """
+        if (
+            appointment.status is not AppointmentStatus.BOOKED
+            or appointment.meeting_url is not None
+            or appointment.meeting_error is not None
+        ):
+            return appointment
+        ctx = self._ctx
+        with ctx.store.read() as reader:
+            company = reader.get(Company, appointment.company_id)
+        if company is None or company.meeting_webhook_url is None:
+            return appointment
+        link: str | None = None
+        error: str | None = None
+        try:
+            link = ctx.meeting_links.meeting_url(appointment, company)
+            if link is not None:
+                attrs.evolve(appointment, meeting_url=link)  # an http(s) URL, or InvalidFormat
+        except Exception as failure:  # the host's service: whatever it raises, the booking stands
+            link, error = None, f"{type(failure).__name__}: {failure}"[:500]
+        if link is None and error is None:
+            return appointment
+        with ctx.store.transaction() as tx:
+            current = tx.get(Appointment, appointment.id)
+            if current is None:
+                return appointment
+            updated = attrs.evolve(current, meeting_url=link, meeting_error=error)
+            tx.update(updated)
+        return updated
 
     def _change(
         self,

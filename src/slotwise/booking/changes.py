@@ -74,7 +74,7 @@ class AppointmentChanges(BookingChecks):
                 self._event(tx, Trigger.BOOKING_CONFIRMATION, updated, now)
             return updated
 
-        return self._change(appointment_id, change)
+        return self._with_meeting_link(self._change(appointment_id, change))
 
     def undo_confirm(self, appointment_id: str, /) -> Appointment:
         """

@@ -112,7 +112,9 @@ class AppointmentCompletion(BookingChecks):
             extra["customer_booking_fields"] = _field_values(
                 customer_booking_fields, field="customer_booking_fields"
             )
-        return self._complete(appointment_id, Operation.BOOK, details, extra)
+        return self._with_meeting_link(
+            self._complete(appointment_id, Operation.BOOK, details, extra)
+        )
 
     def reserve(
         self,

@@ -289,7 +289,7 @@ class AppointmentCreation(BookingChecks):
                 _queue_reminders(ctx, tx, appointment, location, now)
             return appointment
 
-        return self._run(locks, unit)
+        return self._with_meeting_link(self._run(locks, unit))
 
     def _replayed(self, tx: Transaction, key: str, fingerprint: str | None) -> Appointment | None:
         """Return the appointment an earlier call with *key* made, if it was the same request."""

@@ -143,7 +143,10 @@ def app_from_environment() -> Litestar:
         configure_logging(level)
     url = os.environ.get("SLOTWISE_DB") or "sqlite:///slotwise.db"
     size = int(os.environ.get("SLOTWISE_MAX_BODY_SIZE") or DEFAULT_MAX_BODY_SIZE)
-    scheduler = Scheduler(SQLStore(url))
+    from slotwise.webhooks.meetings import HttpMeetingLinks
+
+    allow_local = os.environ.get("SLOTWISE_WEBHOOKS_ALLOW_LOCAL") == "1"
+    scheduler = Scheduler(SQLStore(url), meeting_links=HttpMeetingLinks(allow_local=allow_local))
     app = create_app(scheduler, max_body_size=size)
     if os.environ.get("SLOTWISE_WITH_WORKER") == "1":
         _attach_worker(app, scheduler)

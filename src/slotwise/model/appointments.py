@@ -21,6 +21,7 @@ from ._checks import (
     check_int,
     check_phone,
     check_text,
+    check_url,
     mapping_repr,
     str_tuple,
     to_enum,
@@ -148,6 +149,10 @@ class Appointment:
     customer_booking_fields: tuple[FieldValue, ...] = attrs.field(
         default=(), converter=_field_values
     )
+    meeting_url: str | None = attrs.field(default=None, validator=check_url)
+    """The meeting link the company's meeting-link hook answered (spec: Events 3)."""
+    meeting_error: str | None = attrs.field(default=None, validator=check_text(max_len=500))
+    """Why the meeting-link hook gave no link (booked anyway)."""
     idempotency_key: str | None = None
     idempotency_fingerprint: str | None = None
     """A digest of the create request that carried ``idempotency_key`` (to tell a retry from a

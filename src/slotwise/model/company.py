@@ -131,6 +131,8 @@ class Company:
     booking_webhook_url: str | None = attrs.field(default=None, validator=check_url)
     customer_webhook_url: str | None = attrs.field(default=None, validator=check_url)
     reminder_webhook_url: str | None = attrs.field(default=None, validator=check_url)
+    meeting_webhook_url: str | None = attrs.field(default=None, validator=check_url)
+    """Called when an appointment is booked; answers ``{"meetingUrl"}`` (spec: Events 3)."""
     webhook_signature_hash: str | None = attrs.field(
         default=None, validator=check_text(max_len=TEXT_MAX)
     )

@@ -16,6 +16,8 @@ from slotwise.errors import NotAuthenticated, NotFound, Unauthorized
 from slotwise.model import Company, Location, OutboxEvent, Principal, Service, ServiceScope
 from slotwise.storage.protocol import R, Reader, Store
 
+from .meetings import MeetingLinkProvider, NoMeetingLinks
+
 __all__ = ["DEFAULT_MAX_QUERY_DAYS", "MAX_QUERY_DAYS_LIMIT", "Context"]
 
 DEFAULT_MAX_QUERY_DAYS = 366
@@ -36,6 +38,7 @@ class Context:
     busy_provider: BusyTimeProvider = attrs.field(factory=NoBusyTime)
     calendar_authorizer: CalendarAuthorizer = attrs.field(factory=NoCalendarAuthorizer)
     max_query_days: int = DEFAULT_MAX_QUERY_DAYS
+    meeting_links: MeetingLinkProvider = attrs.field(factory=NoMeetingLinks)
 
     @property
     def principal(self) -> Principal:

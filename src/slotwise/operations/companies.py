@@ -25,6 +25,7 @@ class _CompanyCommon(TypedDict, total=False):
     booking_webhook_url: str | None
     customer_webhook_url: str | None
     reminder_webhook_url: str | None
+    meeting_webhook_url: str | None
     webhook_signature_hash: str | None
     notifications_disabled: bool
     business_user_emails: Sequence[str]

@@ -1,0 +1,80 @@
+"""
+The meeting-link hook over HTTP (spec: Events 3): ``slotwise serve`` uses it.
+
+:class:`HttpMeetingLinks` posts ``{"trigger": "MeetingLinkRequest", "data": {"appointment":
+...}}`` (the appointment in the HTTP interface's names), signed like every webhook, to the
+company's ``meeting_webhook_url``, after the same destination check, with a 5 s timeout and no
+redirects followed, and returns the ``meetingUrl`` of a 2xx JSON answer. Anything else raises,
+and the booking records why in ``meeting_error`` (``slotwise.operations.meetings``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Final
+
+import httpx
+
+from slotwise.http._wire import to_wire
+from slotwise.model import Appointment, Company
+
+from .addresses import Resolver, check_destination, system_resolver
+from .signing import signature_headers
+
+__all__ = ["HttpMeetingLinks", "MeetingLinkFailed"]
+
+TIMEOUT: Final = httpx.Timeout(5.0)
+
+
+class MeetingLinkFailed(Exception):
+    """The meeting-link service gave no link (recorded as the appointment's ``meeting_error``)."""
+
+
+class HttpMeetingLinks:
+    """
+    Ask the company's meeting-link URL for each booked appointment's link.
+
+    Args:
+        client: the httpx client (default: 5 s timeout, no redirects).
+        resolve: the resolver of the destination check.
+        allow_local: the development setting (http and loopback receivers).
+
+    .. versionadded:: 0.1
+    """
+
+    def __init__(
+        self,
+        *,
+        client: httpx.Client | None = None,
+        resolve: Resolver = system_resolver,
+        allow_local: bool = False,
+    ) -> None:
+        self.client = client or httpx.Client(timeout=TIMEOUT, follow_redirects=False)
+        self.resolve = resolve
+        self.allow_local = allow_local
+
+    def meeting_url(self, appointment: Appointment, company: Company) -> str | None:
+        """Post the appointment to the company's URL; return the ``meetingUrl`` it answers."""
+        url = company.meeting_webhook_url
+        if url is None:
+            return None
+        key = company.webhook_signature_hash
+        if not key:
+            raise MeetingLinkFailed("the company has no webhook signature key")
+        check_destination(url, resolve=self.resolve, allow_local=self.allow_local)
+        document = {"trigger": "MeetingLinkRequest", "data": {"appointment": to_wire(appointment)}}
+        body = json.dumps(document, separators=(",", ":"), default=str).encode()
+        headers = signature_headers(
+            body, key, message_id=f"meeting-{appointment.id}", timestamp=appointment.created_at
+        )
+        headers["Content-Type"] = "application/json"
+        response = self.client.post(url, content=body, headers=headers)
+        if not 200 <= response.status_code < 300:
+            raise MeetingLinkFailed(f"the meeting-link service answered {response.status_code}")
+        try:
+            link = response.json()["meetingUrl"]
+        except (ValueError, KeyError, TypeError):
+            raise MeetingLinkFailed("the answer has no meetingUrl") from None
+        if not isinstance(link, str):
+            raise MeetingLinkFailed("meetingUrl is not text")
+        return link
