@@ -70,6 +70,24 @@ class TestEveryChangeArrives:
         assert all(_genuine(request) for request in receiver.received)
         assert all(event.delivery_status == "delivered" for event in _events(business))
 
+    def test_updates_and_sms_reminders(self, business, receiver):
+        """CustomerUpdated, ResourceUpdated and SmsReminder complete decision 27's triggers."""
+        from slotwise import Reminder, ReminderSchedule
+
+        ws = business.workspace
+        ws.locations.set_reminders(
+            business.location_id, ReminderSchedule(sms_first=Reminder(unit="hours", value=1))
+        )
+        booked = business.book(10)
+        ws.customers.update(booked.customer_id, phone="555-0100-22")
+        ws.resources.update(business.resource_id, description="senior")
+        business.clock.advance(timedelta(days=1, hours=1))  # Tuesday 09:00 New York
+        _drain(business)
+        triggers = {trigger for _, trigger in _triggers(receiver)}
+
+        assert {"CustomerUpdated", "ResourceUpdated", "SmsReminder"} <= triggers
+        assert ("/reminder", "SmsReminder") in _triggers(receiver)
+
     def test_body_is_the_camel_case_record(self, business, receiver):
         """data carries the appointment with the HTTP interface's names; webhook-id is the event id."""
         booked = business.book(10)
@@ -111,6 +129,20 @@ class TestEveryChangeArrives:
         assert [("/reminder", "EmailReminder")] == [
             pair for pair in _triggers(receiver) if pair[0] == "/reminder"
         ]
+
+    def test_a_moved_appointment_is_reminded_at_its_new_time(self, business, receiver):
+        """Rescheduled a day later, the reminder goes out before the new time, not the old."""
+        booked = business.book(10)  # Tuesday 10:00 New York: reminder due Tuesday 08:00
+        business.workspace.appointments.reschedule(
+            booked.id, start=booked.start + timedelta(days=1), end=booked.end + timedelta(days=1)
+        )
+        business.clock.advance(timedelta(days=1, minutes=30))  # Tuesday 08:30
+        _drain(business)
+        at_old_time = receiver.paths().count("/reminder")
+        business.clock.advance(timedelta(days=1))  # Wednesday 08:30
+        _drain(business)
+
+        assert (0, 1) == (at_old_time, receiver.paths().count("/reminder"))
 
     def test_a_cancelled_appointment_sends_no_reminder(self, business, receiver):
         """Cancelled before its reminder is due, the appointment's reminder never goes out."""

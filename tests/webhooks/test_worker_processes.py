@@ -100,6 +100,33 @@ def test_worker_command_delivers_and_stops_on_sigterm(tmp_path: Path, receiver: 
     store.close()
 
 
+def test_serve_with_worker_delivers(tmp_path: Path, receiver: Receiver):
+    """`slotwise serve --with-worker` delivers the outbox from the server process itself."""
+    import socket
+
+    url = f"sqlite:///{tmp_path / 'served.db'}"
+    store = SQLStore(url)
+    _seed(store, receiver, 5)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = str(probe.getsockname()[1])
+    command = [sys.executable, "-m", "slotwise", "serve", "--db", url, "--port", port]
+    process = subprocess.Popen(
+        [*command, "--with-worker", "--allow-local-webhooks", "--log-level", "warning"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        arrived = _wait(lambda: len(_ids(receiver)) >= 5, timeout=60)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=60)
+
+    assert arrived
+    assert 5 == _delivered(store)
+    store.close()
+
+
 def _url_of(store: Any) -> str:
     return str(store.engine.url.render_as_string(hide_password=False))
 
