@@ -20,6 +20,7 @@ from slotwise.webhooks import (
     signature_headers,
     verify,
 )
+from slotwise.webhooks.addresses import pinned
 
 KEY = "company-signing-key"
 BODY = b'{"trigger": "BookingConfirmation", "data": {"id": "a1"}}'
@@ -188,3 +189,27 @@ class TestDestination:
 
         with pytest.raises(UnsafeDestination, match="does not resolve"):
             check_destination("https://nowhere.invalid/x", resolve=fails)
+
+
+class TestPinned:
+    """A checked address replaces the host in the URL; Host and TLS keep the name."""
+
+    def test_https_with_port(self):
+        """The URL names the address; Host and the TLS name are the URL's host."""
+        import ipaddress
+
+        target = pinned("https://hooks.example:8443/x?y=1", ipaddress.ip_address("93.184.216.34"))
+
+        assert ("https://93.184.216.34:8443/x?y=1", "hooks.example:8443", "hooks.example") == (
+            target.url,
+            target.host,
+            target.sni,
+        )
+
+    def test_ipv6_is_bracketed(self):
+        """An IPv6 address is written in brackets; http has no TLS name."""
+        import ipaddress
+
+        target = pinned("http://hooks.example/x", ipaddress.ip_address("2606:2800:220:1::1"))
+
+        assert ("http://[2606:2800:220:1::1]/x", "hooks.example", None) == tuple(target)

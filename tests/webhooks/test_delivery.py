@@ -266,6 +266,25 @@ class TestRefusals:
         assert ("pending", 1) == (event.delivery_status, event.attempts)
         assert "Timeout" in (event.last_error or "")
 
+    def test_the_connection_goes_to_the_checked_address(self, business, receiver):
+        """A name is resolved once, by the check; the POST goes to that address, Host kept."""
+        port = receiver.url.rsplit(":", 1)[1]
+        business.workspace.company.update(booking_webhook_url=f"http://hooks.test:{port}/booking")
+        _drain(business)
+        receiver.received.clear()
+        asked: list[str] = []
+
+        def resolve(host: str, port: int) -> list[str]:
+            asked.append(host)
+            return ["127.0.0.1"]
+
+        business.book(10)
+        business.worker(resolve=resolve).run_once()
+        request = next(r for r in receiver.received if r.path == "/booking")
+
+        assert "hooks.test" in asked  # hooks.test resolves nowhere else: only the check knew it
+        assert f"hooks.test:{port}" == request.headers["Host"]
+
     @pytest.mark.parametrize("address", ["127.0.0.1", "169.254.169.254"])
     def test_unsafe_destinations_are_not_posted_to(self, business, receiver, address):
         """Without the development setting, loopback and metadata addresses are refused."""

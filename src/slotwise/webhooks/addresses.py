@@ -14,12 +14,12 @@ from __future__ import annotations
 import ipaddress
 import socket
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 from urllib.parse import urlsplit
 
 from slotwise.errors import UnsafeDestination
 
-__all__ = ["Resolver", "check_destination", "system_resolver"]
+__all__ = ["Pinned", "Resolver", "check_destination", "pinned", "system_resolver"]
 
 Resolver = Callable[[str, int], Sequence[str]]
 """Resolve a host name and port to IP address texts (injected in tests)."""
@@ -93,3 +93,31 @@ def _refused(address: IPAddress, *, allow_local: bool) -> str | None:
     if not address.is_global:
         return "not a public address"
     return None
+
+
+class Pinned(NamedTuple):
+    """A request target pinned to a checked address: what to send instead of the URL."""
+
+    url: str
+    host: str
+    """The ``Host`` header: the URL's own host (and port)."""
+    sni: str | None
+    """The TLS server name to verify the certificate against (https only)."""
+
+
+def pinned(url: str, address: IPAddress) -> Pinned:
+    """
+    Return *url* aimed at the checked *address*, keeping its host for ``Host`` and TLS.
+
+    The destination check resolved the host name; connecting by name would resolve it again,
+    and a name that answers a public address to the check and a private one to the connection
+    (DNS rebinding) would slip through. Connecting to the checked address closes that gap; the
+    certificate is still verified against the host name.
+    """
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    literal = f"[{address}]" if isinstance(address, ipaddress.IPv6Address) else str(address)
+    netloc = literal if parts.port is None else f"{literal}:{parts.port}"
+    header = host if parts.port is None else f"{host}:{parts.port}"
+    target = parts._replace(netloc=netloc).geturl()
+    return Pinned(url=target, host=header, sni=host if parts.scheme == "https" else None)

@@ -18,7 +18,7 @@ import httpx
 from slotwise.http._wire import to_wire
 from slotwise.model import Appointment, Company
 
-from .addresses import Resolver, check_destination, system_resolver
+from .addresses import Resolver, check_destination, pinned, system_resolver
 from .signing import signature_headers
 
 __all__ = ["HttpMeetingLinks", "MeetingLinkFailed"]
@@ -61,14 +61,19 @@ class HttpMeetingLinks:
         key = company.webhook_signature_hash
         if not key:
             raise MeetingLinkFailed("the company has no webhook signature key")
-        check_destination(url, resolve=self.resolve, allow_local=self.allow_local)
+        addresses = check_destination(url, resolve=self.resolve, allow_local=self.allow_local)
+        target = pinned(url, addresses[0])
         document = {"trigger": "MeetingLinkRequest", "data": {"appointment": to_wire(appointment)}}
         body = json.dumps(document, separators=(",", ":"), default=str).encode()
         headers = signature_headers(
             body, key, message_id=f"meeting-{appointment.id}", timestamp=appointment.created_at
         )
         headers["Content-Type"] = "application/json"
-        response = self.client.post(url, content=body, headers=headers)
+        headers["Host"] = target.host
+        extensions = {"sni_hostname": target.sni} if target.sni else None
+        response = self.client.post(
+            target.url, content=body, headers=headers, extensions=extensions
+        )
         if not 200 <= response.status_code < 300:
             raise MeetingLinkFailed(f"the meeting-link service answered {response.status_code}")
         try:

@@ -42,7 +42,7 @@ from slotwise.http._wire import camel_data
 from slotwise.model import Company, OutboxEvent, Trigger
 from slotwise.scheduler import Scheduler
 
-from .addresses import Resolver, check_destination, system_resolver
+from .addresses import Resolver, check_destination, pinned, system_resolver
 from .schedule import next_attempt_at
 from .signing import signature_headers
 
@@ -211,17 +211,22 @@ class DeliveryWorker:
             return Outcome(event_id=event.id, delivered=False,
                            error="the company has no webhook signature key")  # fmt: skip
         try:
-            check_destination(url, resolve=self.resolve, allow_local=self.allow_local)
+            addresses = check_destination(url, resolve=self.resolve, allow_local=self.allow_local)
         except UnsafeDestination as unsafe:
             return Outcome(event_id=event.id, delivered=False, error=unsafe.message)
+        target = pinned(url, addresses[0])
         body = body_of(event)
         headers = signature_headers(
             body, key, message_id=event.id, timestamp=self.scheduler.clock.now()
         )
         headers["Content-Type"] = "application/json"
         headers["User-Agent"] = "slotwise-webhooks"
+        headers["Host"] = target.host
+        extensions = {"sni_hostname": target.sni} if target.sni else None
         try:
-            response = self.client.post(url, content=body, headers=headers)
+            response = self.client.post(
+                target.url, content=body, headers=headers, extensions=extensions
+            )
         except httpx.HTTPError as error:
             return Outcome(
                 event_id=event.id, delivered=False, error=f"{type(error).__name__}: {error}"
