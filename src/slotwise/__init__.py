@@ -16,6 +16,7 @@ from slotwise.availability.query import AvailabilityQuery as AvailabilityQuery
 from slotwise.availability.results import AvailableTimes as AvailableTimes
 from slotwise.availability.results import Day as Day
 from slotwise.availability.results import DayAvailability as DayAvailability
+from slotwise.availability.results import Explanation as Explanation
 from slotwise.availability.results import Reason as Reason
 from slotwise.availability.results import Slot as Slot
 from slotwise.availability.results import UnavailableTime as UnavailableTime
@@ -259,6 +260,7 @@ __all__ = [
     "CalendarProviderName",
     "Day",
     "DayAvailability",
+    "Explanation",
     "NoBusyTime",
     "NoCalendarAuthorizer",
     "Reason",

@@ -85,6 +85,7 @@ PLAIN: dict[str, Any] = {
 IN_OPERATION: dict[tuple[str, str], dict[str, Any]] = {
     ("appointments", "create"): {"start": at(1400), "end": at(1430)},
     ("appointments", "reschedule"): {"start": at(1500), "end": at(1530)},
+    ("availability", "explain"): {"start": at(900)},
     ("appointments", "book"): {"name": "Ann Lee", "email": "ann@alpha.example"},
     ("appointments", "reserve"): {"name": "Ann Lee", "email": "ann@alpha.example"},
     ("customers", "create"): {"first_name": "Cy", "email": "cy@alpha.example"},
@@ -117,6 +118,7 @@ READS = (
     "times",
     "unavailable",
     "for_reschedule",
+    "explain",
     "undelivered",
     "deliveries",
     "of_business_user",

@@ -93,6 +93,8 @@ def _request(api: Service, route: Route, *, owner: str, who: str | None) -> Any:
         params = {"startDate": str(TUESDAY), "endDate": str(TUESDAY)}
     if route.operation == "geography.states":
         params = {"country": "US"}
+    if route.operation == "availability.explain":
+        params = {"start": at(900).isoformat()}
     json = BODIES.get(route.operation, {}) if route.method in ("POST", "PUT") else None
     if route.whole_body in ("locations", "updates"):
         json = []

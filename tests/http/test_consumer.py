@@ -275,6 +275,23 @@ class TestAvailability:
         assert ids["service"] == response.json()["serviceId"]
         assert response.json()["availableTimes"]
 
+    def test_explain(self, api):
+        """.../{serviceId}/explain says why 12:00 is not offered (a slotwise extension)."""
+        ids = api.ids["A"]
+        response = api.call(
+            "GET /consumer/v1/availability/{serviceId}/explain",
+            serviceId=ids["service"],
+            params={"start": at(1200).isoformat(), "resourceId": ids["resource"]},
+        )
+        body = response.json()
+
+        assert (200, "explanation", False) == (
+            response.status_code,
+            body["object"],
+            body["offered"],
+        )
+        assert "CB" in {reason["reasonCode"] for reason in body["reasons"]}
+
     def test_comma_separated_resource_ids(self, api):
         """resourceIds is a comma-separated string in the query and in the answer."""
         ids = api.ids["A"]

@@ -18,6 +18,7 @@ __all__ = [
     "AvailableTimes",
     "Day",
     "DayAvailability",
+    "Explanation",
     "Reason",
     "Slot",
     "UnavailableTime",
@@ -263,3 +264,46 @@ class UnavailableTimes:
 
     unavailable_times: tuple[UnavailableTime, ...]
     object: str = "unavailableTimes"
+
+
+@attrs.frozen(kw_only=True)
+class Explanation:
+    """
+    Why one candidate time is or is not offered (``workspace.availability.explain``).
+
+    ``offered`` tells whether the calculator lists the time (for ``resource_id``, or for any
+    resource when none is named). ``reasons`` are the unavailable stretches (decision 15) of
+    the candidate resources that overlap ``[start, end)``: each with its code, its text (a
+    block's reason, "Fully booked", ...), the entity behind it and the resource. When the time
+    is not offered and nothing overlaps, the time is between the slot grid's starts:
+    ``off_grid`` is true and ``nearest`` holds the offered starts just before and after it.
+
+    .. versionadded:: 0.1
+    """
+
+    service_id: str
+    start: datetime
+    end: datetime
+    resource_id: str | None
+    offered: bool
+    reasons: tuple[UnavailableTime, ...]
+    off_grid: bool = False
+    nearest: tuple[datetime, ...] = ()
+    object: str = "explanation"
+
+    @property
+    def summary(self) -> list[str]:
+        """Return one line per reason ("RB Lunch 12:00-13:00 (resource r1)"), or why not."""
+        if self.offered:
+            return ["offered"]
+        lines = [
+            f"{reason.reason_code.value} {reason.reason} "
+            f"{reason.from_time // 100:02d}:{reason.from_time % 100:02d}-"
+            f"{reason.to_time // 100:02d}:{reason.to_time % 100:02d}"
+            + (f" (resource {reason.resource_id})" if reason.resource_id else "")
+            for reason in self.reasons
+        ]
+        if self.off_grid:
+            shown = ", ".join(moment.isoformat() for moment in self.nearest) or "none that day"
+            lines.append(f"not on the slot grid; nearest offered starts: {shown}")
+        return lines

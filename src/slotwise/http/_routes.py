@@ -138,6 +138,13 @@ ROUTES: Final[tuple[Route, ...]] = (
     ),
     _r(
         "GET",
+        f"{C}/availability/{{serviceId}}/explain",
+        "availability.explain",
+        "Why a time is or is not offered: every reason, from the same calculator",
+        extension=True,
+    ),
+    _r(
+        "GET",
         f"{C}/availability/{{appointmentId}}/reschedule",
         "availability.for_reschedule",
         "Available times to reschedule an appointment to",

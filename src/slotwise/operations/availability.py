@@ -10,15 +10,22 @@ clock once and hands all three to the pure calculator.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any, TypedDict, Unpack
 
 import attrs
 
+from slotwise._time import zone
 from slotwise.availability.busy import fetch_busy_time
 from slotwise.availability.calculator import available_times, day_availability, unavailable_times
 from slotwise.availability.query import AvailabilityQuery
-from slotwise.availability.results import AvailableTimes, DayAvailability, UnavailableTimes
+from slotwise.availability.results import (
+    AvailableTimes,
+    DayAvailability,
+    Explanation,
+    UnavailableTime,
+    UnavailableTimes,
+)
 from slotwise.availability.snapshot import (
     Snapshot,
     appointment_range,
@@ -167,6 +174,82 @@ class AvailabilityOperations:
         query = self._query(service_id, start_date, end_date, fields)
         snapshot = self._snapshot(query)
         return unavailable_times(snapshot, query, self._ctx.clock.now())
+
+    def explain(
+        self,
+        service_id: str,
+        start: datetime,
+        /,
+        *,
+        resource_id: str | None = None,
+        duration: int | None = None,
+        location_id: str | None = None,
+    ) -> Explanation:
+        """
+        Tell whether a time is offered for a service, and every reason when it is not.
+
+        One query of the same calculator as :meth:`times` and :meth:`unavailable`, for the
+        location dates the candidate ``[start, start + duration)`` touches, round robin
+        ``none``: ``offered`` is whether :meth:`times` lists *start* (for *resource_id*, or
+        for any resource), ``reasons`` the stretches :meth:`unavailable` reports that overlap
+        the candidate. A time between the grid's starts has ``off_grid`` and the ``nearest``
+        offered starts. A slotwise extension (``GET
+        /consumer/v1/availability/{serviceId}/explain``), not in the spec.
+
+        Raises:
+            the errors of :meth:`times`.
+
+        .. versionadded:: 0.1
+        """
+        ctx = self._ctx
+        with ctx.store.read() as reader:
+            location = ctx.location(reader, location_id)
+            service = ctx.owned(reader, Service, service_id, field="service_id")
+        minutes = duration if duration is not None else service.duration
+        end = start + timedelta(minutes=minutes)
+        local = zone(location.timezone)
+        first, last = start.astimezone(local).date(), end.astimezone(local).date()
+        fields: dict[str, Any] = {"location_id": location.id, "round_robin": RoundRobin.NONE}
+        if resource_id is not None:
+            fields["resource_id"] = resource_id
+        if duration is not None:
+            fields["duration"] = duration
+        query = self._query(service_id, first, last, fields)
+        snapshot = self._snapshot(query)
+        now = ctx.clock.now()
+        slots = available_times(snapshot, query, now).available_times
+        # Compared in UTC: an aware time in a DST fold never equals one of another zone (PEP 495).
+        wanted = start.astimezone(UTC)
+        offered = any(
+            slot.start.astimezone(UTC) == wanted
+            and (resource_id is None or slot.resource_id == resource_id)
+            for slot in slots
+        )
+        reasons: tuple[UnavailableTime, ...] = ()
+        nearest: tuple[datetime, ...] = ()
+        if not offered:
+            reasons = tuple(
+                stretch
+                for stretch in unavailable_times(snapshot, query, now).unavailable_times
+                if stretch.start < end
+                and stretch.end > start
+                and (resource_id is None or stretch.resource_id in (None, resource_id))
+            )
+            if not reasons:
+                starts = sorted({slot.start.astimezone(UTC) for slot in slots})
+                before = [moment for moment in starts if moment < wanted][-1:]
+                after = [moment for moment in starts if moment > wanted][:1]
+                nearest = (*before, *after)
+        return Explanation(
+            service_id=service_id,
+            start=start,
+            end=end,
+            resource_id=resource_id,
+            offered=offered,
+            reasons=reasons,
+            off_grid=not offered and not reasons,
+            nearest=nearest,
+        )
 
     def for_reschedule(
         self,
