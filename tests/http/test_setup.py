@@ -217,6 +217,41 @@ class TestResources:
             )
 
 
+class TestCalendarFeed:
+    """GET /setup/v1/resources/{id}/calendar.ics (a slotwise extension)."""
+
+    def test_a_resource_feed(self, api):
+        """The feed is text/calendar with the resource's appointment and lunch block."""
+        import icalendar
+
+        resource = api.ids["A"]["resource"]
+        response = api.call("GET /setup/v1/resources/{id}/calendar.ics", id=resource)
+        events = list(icalendar.Calendar.from_ical(response.content).walk("VEVENT"))
+
+        assert (200, "text/calendar") == (
+            response.status_code,
+            response.headers["content-type"].split(";")[0],
+        )
+        assert f"{api.ids['A']['appointment']}@slotwise" in {str(e["uid"]) for e in events}
+        assert "A1 lunch" in {str(e["summary"]) for e in events}
+
+    def test_another_companys_feed_is_unauthorized(self, api):
+        """Company A's token on company B's resource: 401, no calendar."""
+        response = api.call(
+            "GET /setup/v1/resources/{id}/calendar.ics", id=api.ids["B"]["resource"]
+        )
+
+        assert (401, "UNAUTHORIZED") == (response.status_code, response.json()["code"])
+
+    def test_the_feed_needs_a_token(self, api):
+        """Without a token the feed is 401 not authenticated."""
+        response = api.call(
+            "GET /setup/v1/resources/{id}/calendar.ics", id=api.ids["A"]["resource"], who=None
+        )
+
+        assert (401, "NOT-AUTHENTICATED") == (response.status_code, response.json()["code"])
+
+
 class TestCalendars:
     """The /setup/v1/calendars endpoints."""
 

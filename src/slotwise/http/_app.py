@@ -9,23 +9,25 @@ import logging
 import os
 import re
 import time
-from typing import Any, Final
+from typing import Annotated, Any, Final
 
 from litestar import Litestar, Request, Response, get, route
 from litestar.enums import ScopeType
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
+from litestar.params import PathParameter
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from slotwise._version import VERSION
-from slotwise.errors import NotAuthenticated
+from slotwise.errors import MissingDependency, NotAuthenticated, UnexpectedField
 from slotwise.model import Company
 from slotwise.scheduler import Scheduler, Workspace
 
-from ._errors import REQUEST_ID, handlers
-from ._handlers import handler
+from ._errors import REQUEST_ID, ErrorBody, handlers
+from ._handlers import ERROR_RESPONSES, handler
 from ._routes import ROUTES
 
 __all__ = ["DEFAULT_MAX_BODY_SIZE", "app_from_environment", "configure_logging", "create_app"]
@@ -72,6 +74,35 @@ def create_app(
             reader.get(Company, "-")
         return {"status": "ok", "version": VERSION}
 
+    @get(
+        "/setup/v1/resources/{id:str}/calendar.ics",
+        sync_to_thread=False,
+        media_type="text/calendar",
+        summary="A resource's calendar as iCalendar (RFC 5545)",
+        description="Its appointments (stable UIDs across reschedules, SEQUENCE raised), blocks "
+        "and allocations with their repeat rules. A slotwise extension (the ics extra).",
+        operation_id="resources_calendar_ics",
+        tags=["setup: resources"],
+        responses={
+            status: ResponseSpec(data_container=ErrorBody, description=text)
+            for status, text in ERROR_RESPONSES.items()
+        },
+        name="GET /setup/v1/resources/{id}/calendar.ics",
+    )
+    def resource_calendar(
+        id: Annotated[str, PathParameter()],
+        request: Request[Any, Any, Any],
+    ) -> Response[bytes]:
+        """Serve a resource's calendar for calendar clients to subscribe to."""
+        workspace = provide_workspace(request)
+        for key in request.query_params:
+            raise UnexpectedField(field=key, allowed=[])
+        try:
+            from slotwise.ics import export_resource
+        except ImportError:  # pragma: no cover - the ics extra is missing
+            raise MissingDependency(feature="iCalendar feeds", extra="ics") from None
+        return Response(content=export_resource(workspace, id), media_type="text/calendar")
+
     @get("/openapi.json", sync_to_thread=False, include_in_schema=False)
     def openapi(request: Request[Any, Any, Any]) -> dict[str, Any]:
         """The OpenAPI 3.1 document of this service."""
@@ -79,7 +110,7 @@ def create_app(
 
     route_handlers = [handler(route, scheduler, provide_workspace) for route in ROUTES]
     return Litestar(
-        route_handlers=[*_options_handlers(), *route_handlers, healthz, openapi],
+        route_handlers=[*_options_handlers(), *route_handlers, resource_calendar, healthz, openapi],
         exception_handlers=handlers(),
         request_max_body_size=max_body_size,
         middleware=[_RequestLog],
