@@ -17,7 +17,14 @@ import slotwise
 PACKAGE = Path(slotwise.__file__).parent
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("slotwise.errors", "slotwise.clock", "slotwise._time", "slotwise.paging", "slotwise._version"),
+    (
+        "slotwise.errors",
+        "slotwise.clock",
+        "slotwise._time",
+        "slotwise.paging",
+        "slotwise.tables",
+        "slotwise._version",
+    ),
     ("slotwise.model",),
     ("slotwise.rules",),
     ("slotwise.storage",),
@@ -25,7 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("slotwise.operations",),
     ("slotwise.booking",),
     ("slotwise.scheduler",),
-    ("slotwise.http", "slotwise.webhooks", "slotwise.ics"),
+    ("slotwise.http", "slotwise.webhooks", "slotwise.ics", "slotwise.plot"),
     ("slotwise.testing", "slotwise.demo", "slotwise.cli", "slotwise.__main__"),
 )
 """From the bottom up: a module may import its own layer and those listed before it."""

@@ -5,11 +5,12 @@ Lists and their pagination envelope (spec: Pagination envelope; decision 31).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import attrs
 
 from slotwise.errors import OutOfRange
+from slotwise.tables import Tabular, page_html
 
 __all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "Page", "paginate"]
 
@@ -19,8 +20,8 @@ DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
 
 
-@attrs.frozen(kw_only=True)
-class Page(Generic[T]):
+@attrs.frozen(kw_only=True, repr=False)
+class Page(Tabular, Generic[T]):
     """
     One page of a list: the spec's envelope ``{object, url, hasMore, count, total, data}``.
 
@@ -33,6 +34,20 @@ class Page(Generic[T]):
     offset: int
     limit: int
     object: str = "list"
+
+    def _rows(self) -> tuple[T, ...]:
+        return self.data
+
+    def __repr__(self) -> str:
+        kinds = sorted({type(record).__name__ for record in self.data}) or ["nothing"]
+        shown = f"{self.offset + 1}-{self.offset + self.count}" if self.data else "none"
+        return f"Page({self.url}, {shown} of {self.total} {'/'.join(kinds)})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
+
+    def _repr_html_(self) -> str:
+        return page_html(repr(self), self.records())
 
     @property
     def count(self) -> int:

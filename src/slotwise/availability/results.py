@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date, datetime
-from typing import Final
+from typing import Any, Final
 
 import attrs
 
 from slotwise.model._enum import SpecEnum
+from slotwise.tables import Tabular
+
+from .grid import count_codes, days_html, range_text, times_html, unavailable_html
 
 __all__ = [
     "AvailableTimes",
@@ -162,8 +165,8 @@ new_slot: Final = _slot_builder()
 """``Slot`` from positional values (travel fields at their defaults); see ``_slot_builder``."""
 
 
-@attrs.frozen(kw_only=True)
-class AvailableTimes:
+@attrs.frozen(kw_only=True, repr=False)
+class AvailableTimes(Tabular):
     """
     The available-times response: header fields and the slots, sorted by start then resource.
 
@@ -193,6 +196,24 @@ class AvailableTimes:
     available_times: tuple[Slot, ...]
     object: str = "availableTimes"
 
+    def _rows(self) -> tuple[Any, ...]:
+        return self.available_times
+
+    def __repr__(self) -> str:
+        first = self.available_times[0].start if self.available_times else None
+        shown = f", first {first:%Y-%m-%d %H:%M}" if first is not None else ""
+        return (
+            f"AvailableTimes(service={self.service_name!r}, "
+            f"{range_text(self.start_date, self.end_date)}, "
+            f"{len(self.available_times)} slots{shown})"
+        )
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
+
+    def _repr_html_(self) -> str:
+        return times_html(self)
+
 
 @attrs.frozen(kw_only=True)
 class Day:
@@ -214,8 +235,8 @@ class Day:
     booking_limit: int
 
 
-@attrs.frozen(kw_only=True)
-class DayAvailability:
+@attrs.frozen(kw_only=True, repr=False)
+class DayAvailability(Tabular):
     """
     The day-availability response.
 
@@ -232,6 +253,25 @@ class DayAvailability:
     first_available_date: date | None
     available_days: tuple[Day, ...]
     object: str = "dayAvailability"
+
+    def _rows(self) -> tuple[Any, ...]:
+        return self.available_days
+
+    def __repr__(self) -> str:
+        days = self.available_days
+        span = range_text(days[0].date, days[-1].date) if days else "no days"
+        open_days = sum(1 for day in days if day.available)
+        first = f", first {self.first_available_date}" if self.first_available_date else ""
+        return (
+            f"DayAvailability(service={self.service_name!r}, {span}, "
+            f"{open_days} of {len(days)} days available{first})"
+        )
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
+
+    def _repr_html_(self) -> str:
+        return days_html(self)
 
 
 @attrs.frozen(kw_only=True)
@@ -254,8 +294,8 @@ class UnavailableTime:
     resource_id: str | None
 
 
-@attrs.frozen(kw_only=True)
-class UnavailableTimes:
+@attrs.frozen(kw_only=True, repr=False)
+class UnavailableTimes(Tabular):
     """
     The unavailable-times response.
 
@@ -265,9 +305,26 @@ class UnavailableTimes:
     unavailable_times: tuple[UnavailableTime, ...]
     object: str = "unavailableTimes"
 
+    def _rows(self) -> tuple[Any, ...]:
+        return self.unavailable_times
 
-@attrs.frozen(kw_only=True)
-class Explanation:
+    def __repr__(self) -> str:
+        stretches = self.unavailable_times
+        if not stretches:
+            return "UnavailableTimes(nothing unavailable)"
+        codes = count_codes(stretch.reason_code.value for stretch in stretches)
+        span = range_text(stretches[0].date, stretches[-1].date)
+        return f"UnavailableTimes({span}, {len(stretches)} stretches: {codes})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
+
+    def _repr_html_(self) -> str:
+        return unavailable_html(self)
+
+
+@attrs.frozen(kw_only=True, repr=False)
+class Explanation(Tabular):
     """
     Why one candidate time is or is not offered (``workspace.availability.explain``).
 
@@ -307,3 +364,13 @@ class Explanation:
             shown = ", ".join(moment.isoformat() for moment in self.nearest) or "none that day"
             lines.append(f"not on the slot grid; nearest offered starts: {shown}")
         return lines
+
+    def _rows(self) -> tuple[Any, ...]:
+        return self.reasons
+
+    def __repr__(self) -> str:
+        verdict = "offered" if self.offered else "; ".join(self.summary)
+        return f"Explanation({self.start.isoformat()}: {verdict})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))

@@ -1,0 +1,166 @@
+"""
+Results as tables: ``records()``, ``to_pandas()`` and ``to_polars()`` (issue 14).
+
+Every availability result and every page of records can be read as rows: flat dicts with
+snake_case keys (a nested record's fields are prefixed with its name: ``address_city``), aware
+datetimes as they are (in the zone the query asked for), enum values as their codes, sequences as
+lists. ``to_pandas()`` / ``to_polars()`` build a DataFrame from those rows, importing the library
+only when called (extras ``slotwise[pandas]``, ``slotwise[polars]``): datetime columns keep their
+zone, and code columns (``reason_code``, ``status``, ...) are categorical.
+
+.. versionadded:: 0.1
+"""
+
+from __future__ import annotations
+
+import enum
+import html
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any, Final
+
+import attrs
+
+from slotwise.errors import MissingDependency
+
+__all__ = ["Tabular", "flat_record", "frame_of", "page_html", "polars_frame_of"]
+
+_PAGE_COLUMNS: Final = 8
+
+
+def page_html(caption: str, rows: list[dict[str, Any]]) -> str:
+    """Return rows as a plain HTML table: the first eight plain columns, every row."""
+    columns = [
+        name
+        for name in (rows[0] if rows else {})
+        if all(not isinstance(row.get(name), list | dict) for row in rows)
+    ][:_PAGE_COLUMNS]
+    head = "".join(f"<th>{html.escape(name)}</th>" for name in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(_text(row.get(n)))}</td>" for n in columns) + "</tr>"
+        for row in rows
+    )
+    return (
+        f"<table class='sw-page'><caption>{html.escape(caption)}</caption>"
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        return value.isoformat(timespec="minutes")
+    return str(value)
+
+
+def flat_record(value: Any, *, codes: set[str] | None = None) -> dict[str, Any]:
+    """
+    Return the attrs record *value* as one flat dict (nested records' fields prefixed).
+
+    Names of columns holding enum codes are added to *codes* when it is given.
+    """
+    row: dict[str, Any] = {}
+    _flatten(value, "", row, codes if codes is not None else set())
+    return row
+
+
+def _flatten(value: Any, prefix: str, row: dict[str, Any], codes: set[str]) -> None:
+    for field in attrs.fields(type(value)):
+        if field.name.startswith("_"):
+            continue
+        item = getattr(value, field.name)
+        name = f"{prefix}{field.name}"
+        if attrs.has(type(item)):
+            _flatten(item, f"{name}_", row, codes)
+        elif isinstance(item, enum.Enum):
+            row[name] = item.value
+            codes.add(name)
+        elif isinstance(item, tuple | list | frozenset | set):
+            row[name] = [_plain(element) for element in item]
+        elif isinstance(item, Mapping):
+            row[name] = {str(key): _plain(element) for key, element in item.items()}
+        else:
+            row[name] = item
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return value.value
+    if attrs.has(type(value)):
+        return flat_record(value)
+    return value
+
+
+def frame_of(rows: list[dict[str, Any]], codes: Iterable[str]) -> Any:
+    """Return *rows* as a pandas DataFrame: zoned datetime columns, categorical codes."""
+    try:
+        import pandas
+    except ImportError:
+        raise MissingDependency(feature="to_pandas()", extra="pandas") from None
+    frame = pandas.DataFrame.from_records(rows)
+    for column in frame.columns:
+        values = [row.get(column) for row in rows]
+        present = [v for v in values if v is not None]
+        if present and all(isinstance(v, datetime) for v in present):
+            zones = {str(v.tzinfo) for v in present}
+            target = zones.pop() if len(zones) == 1 else "UTC"
+            frame[column] = pandas.to_datetime(
+                [v.isoformat() if v is not None else None for v in values], utc=True
+            ).tz_convert(target)
+    for column in codes:
+        if column in frame.columns:
+            frame[column] = frame[column].astype("category")
+    return frame
+
+
+def polars_frame_of(rows: list[dict[str, Any]], codes: Iterable[str]) -> Any:
+    """Return *rows* as a polars DataFrame: zoned datetime columns, categorical codes."""
+    try:
+        import polars
+    except ImportError:
+        raise MissingDependency(feature="to_polars()", extra="polars") from None
+    frame = polars.DataFrame(rows, infer_schema_length=None)
+    casts = []
+    for column in frame.columns:
+        moments = [v for row in rows if isinstance(v := row.get(column), datetime)]
+        present = [row.get(column) for row in rows if row.get(column) is not None]
+        if moments and len(moments) == len(present):
+            zones = {str(v.tzinfo) for v in moments}
+            target = zones.pop() if len(zones) == 1 else "UTC"
+            casts.append(polars.col(column).dt.convert_time_zone(target))
+    wanted = [c for c in codes if c in frame.columns]
+    casts += [polars.col(c).cast(polars.Categorical) for c in wanted]
+    return frame.with_columns(casts) if casts else frame
+
+
+class Tabular:
+    """
+    Mixin of the results that read as tables; a class supplies :meth:`_rows`.
+
+    .. versionadded:: 0.1
+    """
+
+    __slots__ = ()
+
+    def _rows(self) -> Iterable[Any]:
+        raise NotImplementedError
+
+    def _table(self) -> tuple[list[dict[str, Any]], set[str]]:
+        codes: set[str] = set()
+        rows = [flat_record(item, codes=codes) for item in self._rows()]
+        return rows, codes
+
+    def records(self) -> list[dict[str, Any]]:
+        """Return the rows: one flat dict per element, snake_case keys, aware datetimes."""
+        return self._table()[0]
+
+    def to_pandas(self) -> Any:
+        """Return the rows as a pandas DataFrame (extra ``slotwise[pandas]``)."""
+        rows, codes = self._table()
+        return frame_of(rows, codes)
+
+    def to_polars(self) -> Any:
+        """Return the rows as a polars DataFrame (extra ``slotwise[polars]``)."""
+        rows, codes = self._table()
+        return polars_frame_of(rows, codes)
