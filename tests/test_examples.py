@@ -75,3 +75,19 @@ def test_readme_has_exactly_two_setup_commands():
         "pip install . && python examples/quickstart.py",
         "pip install '.[test]' && python -m pytest",
     ]
+
+
+def test_notebook_tour_writes_its_files(tmp_path: pathlib.Path):
+    """examples/notebook.py writes the grid, the picture and the calendar, and a utilisation."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "notebook.py"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+
+    assert "Ana: 180 min booked of 2100 bookable (9%)" in result.stdout
+    assert (tmp_path / "week.png").read_bytes()[:4] == b"\x89PNG"
+    assert b"BEGIN:VCALENDAR" in (tmp_path / "ana.ics").read_bytes()
+    assert "<table class='sw-grid'>" in (tmp_path / "week.html").read_text()
