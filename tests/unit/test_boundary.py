@@ -709,3 +709,17 @@ class TestBoundedWork:
             OutOfRange,
             lambda: ws.resources.link_services(resource.id, [f"s{i}" for i in range(1001)]),
         )
+
+
+def test_help_lists_the_keywords_an_operation_accepts():
+    """help(ws.services.create) shows each keyword of **fields, required ones marked (issue 14)."""
+    import pydoc
+
+    from slotwise import Scheduler
+
+    workspace = Scheduler().as_principal(None)
+    text = pydoc.render_doc(workspace.services.create, renderer=pydoc.plaintext)
+
+    assert "Keyword arguments (``**fields``):" in text
+    assert "duration: int (required)" in text
+    assert "round_robin: RoundRobin | str" in text

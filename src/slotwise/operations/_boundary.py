@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import typing
 from collections.abc import Callable, Mapping
 from typing import Any, Final, TypeVar, cast, get_args, get_origin
@@ -170,7 +171,43 @@ def declared(func: F, *, principal: bool = True) -> F:
         return func(self, *converted_args, **converted_kwargs)
 
     setattr(boundary, _MARK, True)
+    keywords = _keywords_text(func)
+    if keywords:
+        boundary.__doc__ = (func.__doc__ or "").rstrip() + "\n\n" + keywords + "\n"
     return cast(F, boundary)
+
+
+def _keywords_text(func: Callable[..., Any]) -> str:
+    """
+    Return the keywords an operation's ``**fields`` accepts, for ``help()`` to show them.
+
+    ``help(ws.services.create)`` would otherwise show only ``**fields: Unpack[ServiceFields]``.
+    """
+    try:
+        hints = typing.get_type_hints(func)
+    except (NameError, TypeError):  # a hint naming what is defined later: leave the docstring
+        return ""
+    for parameter in inspect.signature(func).parameters.values():
+        if parameter.kind is not inspect.Parameter.VAR_KEYWORD:
+            continue
+        declared_fields = _unpacked(hints.get(parameter.name))
+        if declared_fields is None:
+            return ""
+        items = typing.get_type_hints(declared_fields, include_extras=True)
+        required = required_keys(declared_fields, items)
+        lines = [
+            f"    {key}: {_type_text(stripped(hint))}" + (" (required)" if key in required else "")
+            for key, hint in items.items()
+        ]
+        return f"Keyword arguments (``**{parameter.name}``):\n\n" + "\n".join(lines)
+    return ""
+
+
+def _type_text(hint: Any) -> str:
+    if isinstance(hint, type):
+        return hint.__name__
+    # "slotwise.model.catalog.RoundRobin | str" reads "RoundRobin | str".
+    return re.sub(r"(?:[a-z_]\w*\.)+(\w+)", r"\1", str(hint))
 
 
 def is_declared(method: object) -> bool:
