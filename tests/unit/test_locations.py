@@ -141,7 +141,8 @@ class TestSettings:
         """The deprecated settings list returns businessId equal to locationId (decision 33)."""
         location = ws.locations.create(name="Downtown")
 
-        entry = ws.locations.settings_list().data[0]
+        with pytest.warns(DeprecationWarning, match="deprecated GET /consumer/v1/settings"):
+            entry = ws.locations.settings_list().data[0]
 
         assert (entry.location_id, entry.business_id) == (location.id, location.id)
         assert entry.settings == location.settings

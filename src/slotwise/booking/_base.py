@@ -9,6 +9,7 @@ from __future__ import annotations
 import builtins
 import hashlib
 import json
+import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Literal, TypeVar
@@ -65,6 +66,9 @@ _CREATE_OPERATIONS: dict[str | None, Operation] = {
 _BK = AppointmentStatus.BOOKED
 _RS = AppointmentStatus.RESERVED
 _IN = AppointmentStatus.INITIAL
+logger = logging.getLogger("slotwise.appointments")
+"""Every appointment change: id, operation, status before and after (INFO)."""
+
 _RELOCK_ATTEMPTS = 5
 _KEY_MAX = 255
 FieldValues = Iterable[FieldValue | Mapping[str, str]]
@@ -337,6 +341,14 @@ class AppointmentBase:
         after: AppointmentStatus | None,
         now: datetime,
     ) -> None:
+        logger.info(
+            "appointment %s: %s %s -> %s (company %s)",
+            appointment.id,
+            operation.value,
+            before.value if before is not None else "-",
+            after.value if after is not None else "deleted",
+            appointment.company_id,
+        )
         tx.insert(
             AuditEntry(
                 id=self._ctx.ids.new_id(),

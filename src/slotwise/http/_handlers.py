@@ -15,6 +15,7 @@ import inspect
 import re
 import types
 import typing
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime
 from typing import Any, Final, Union, get_args, get_origin
@@ -255,7 +256,13 @@ def handler(
         else:
             call = getattr(getattr(workspace, route.group), route.method_name)
         positional = [arguments.pop(name) for name in plan.positional if name in arguments]
-        result = call(*positional, **arguments)
+        if route.deprecated:
+            # The client is told by the Deprecation header; the server's log stays quiet.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                result = call(*positional, **arguments)
+        else:
+            result = call(*positional, **arguments)
         return _respond(result, request)
 
     serve.__name__ = route.operation.replace(".", "_") + "_" + route.method.lower()

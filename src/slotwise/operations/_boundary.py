@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 import re
 import typing
 from collections.abc import Callable, Mapping
@@ -32,6 +33,39 @@ from slotwise.errors import FieldRequired, NotAuthenticated, UnexpectedField
 from ._inputs import IDENTITY_FIELDS, Converter, converter, required_keys, stripped
 
 __all__ = ["IDENTITY_FIELDS", "declared", "is_declared", "operations"]
+
+logger = logging.getLogger("slotwise.operations")
+"""Each operation that changes state logs its name and the record it returned (INFO)."""
+
+READ_PREFIXES: Final = (
+    "get",
+    "list",
+    "find",
+    "history",
+    "services",
+    "resources",
+    "days",
+    "times",
+    "unavailable",
+    "for_reschedule",
+    "explain",
+    "undelivered",
+    "due",
+    "booking_fields",
+    "custom_fields",
+    "effective_settings",
+    "settings_list",
+    "timezones",
+    "countries",
+    "states",
+    "deliveries",
+    "of_business_user",
+    "as_principal",
+    "for_company",
+    "for_token",
+    "companies_of_user",
+)
+"""Operations that only read (by name prefix): they log nothing."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 C = TypeVar("C", bound=type)
@@ -159,6 +193,7 @@ def declared(func: F, *, principal: bool = True) -> F:
     With *principal* false the method runs without a workspace (``Scheduler.create_company``).
     """
     declaration: _Declaration | None = None
+    changes = not func.__name__.startswith(READ_PREFIXES)
 
     @functools.wraps(func)
     def boundary(self: Any, /, *args: Any, **kwargs: Any) -> Any:
@@ -168,7 +203,11 @@ def declared(func: F, *, principal: bool = True) -> F:
         if declaration is None:
             declaration = _Declaration.of(func, bound=True)
         converted_args, converted_kwargs = declaration.accept(args, kwargs)
-        return func(self, *converted_args, **converted_kwargs)
+        result = func(self, *converted_args, **converted_kwargs)
+        if changes and logger.isEnabledFor(logging.INFO):
+            record_id = getattr(result, "id", None)
+            logger.info("%s%s", func.__qualname__, f" -> {record_id}" if record_id else "")
+        return result
 
     setattr(boundary, _MARK, True)
     keywords = _keywords_text(func)

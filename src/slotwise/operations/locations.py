@@ -6,6 +6,7 @@ reminder schedule and the services usable at a location.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Required, TypedDict, Unpack
 
@@ -261,7 +262,17 @@ class LocationOperations:
         List the settings in force at each visible location.
 
         Spec: GET /consumer/v1/settings (deprecated; kept for clients that still call it).
+
+        .. deprecated:: 0.1
+            The spec deprecates the endpoint: read ``locations.effective_settings(id)`` or the
+            location's ``settings``. Emits ``DeprecationWarning``.
         """
+        warnings.warn(
+            "settings_list() mirrors the deprecated GET /consumer/v1/settings; "
+            "use locations.effective_settings(location_id)",
+            DeprecationWarning,
+            stacklevel=3,  # the caller of the boundary's wrapper
+        )
         with self._ctx.store.read() as reader:
             entries = [
                 LocationSettingsEntry(

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -40,6 +41,8 @@ from ._units import SQLReader, SQLTransaction
 from ._upgrades import UPGRADES
 
 __all__ = ["SQLStore"]
+
+logger = logging.getLogger("slotwise.storage")
 
 
 class SQLStore:
@@ -233,6 +236,14 @@ class SQLStore:
                 failures += 1
                 if not isinstance(failure, ConflictError) or failures >= self._lock_attempts:
                     raise failure from error
+                logger.warning(
+                    "%s store: taking the locks %s failed (%s); retry %d of %d",
+                    self._dialect.name,
+                    list(names),
+                    failure.message,
+                    failures,
+                    self._lock_attempts - 1,
+                )
         raise ConflictError(f"{self._dialect.name} store could not take the locks {names}")
 
     def _commit(self, conn: Connection, tx: SQLTransaction) -> None:
