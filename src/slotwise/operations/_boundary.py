@@ -212,7 +212,8 @@ def declared(func: F, *, principal: bool = True) -> F:
     setattr(boundary, _MARK, True)
     keywords = _keywords_text(func)
     if keywords:
-        boundary.__doc__ = (func.__doc__ or "").rstrip() + "\n\n" + keywords + "\n"
+        # Cleaned first: appended text at another indentation would make the original a quote.
+        boundary.__doc__ = inspect.cleandoc(func.__doc__ or "") + "\n\n" + keywords + "\n"
     return cast(F, boundary)
 
 
@@ -235,7 +236,7 @@ def _keywords_text(func: Callable[..., Any]) -> str:
         items = typing.get_type_hints(declared_fields, include_extras=True)
         required = required_keys(declared_fields, items)
         lines = [
-            f"    {key}: {_type_text(stripped(hint))}" + (" (required)" if key in required else "")
+            f"- {key}: {_type_text(stripped(hint))}" + (" (required)" if key in required else "")
             for key, hint in items.items()
         ]
         return f"Keyword arguments (``**{parameter.name}``):\n\n" + "\n".join(lines)

@@ -149,7 +149,7 @@ class AvailabilityOperations:
         Spec: GET /consumer/v1/availability/{serviceId}/{startDate}/{endDate}/days.
 
         Raises:
-            the errors of :meth:`times`.
+            SlotwiseError: the errors of :meth:`times`.
         """
         query = self._query(service_id, start_date, end_date, fields)
         snapshot = self._snapshot(query)
@@ -169,7 +169,7 @@ class AvailabilityOperations:
         Spec: GET /consumer/v1/availability/{serviceId}/{startDate}/{endDate}/unavailable.
 
         Raises:
-            the errors of :meth:`times`.
+            SlotwiseError: the errors of :meth:`times`.
         """
         query = self._query(service_id, start_date, end_date, fields)
         snapshot = self._snapshot(query)
@@ -197,7 +197,7 @@ class AvailabilityOperations:
         /consumer/v1/availability/{serviceId}/explain``), not in the spec.
 
         Raises:
-            the errors of :meth:`times`.
+            SlotwiseError: the errors of :meth:`times`.
 
         .. versionadded:: 0.1
         """
@@ -271,7 +271,7 @@ class AvailabilityOperations:
         Raises:
             NotFound: when the appointment does not exist.
             Unauthorized: when it is not the principal's.
-            the errors of :meth:`times`.
+            SlotwiseError: the errors of :meth:`times`.
         """
         ctx = self._ctx
         with ctx.store.read() as reader:
