@@ -151,6 +151,7 @@ class TestPlot:
 
     def test_renders_a_png(self, acme, tmp_path):
         """A week with a booking and the lunch block renders to a non-trivial PNG."""
+        pytest.importorskip("matplotlib")  # an extra, absent from the lowest-versions run
         from slotwise.plot import availability
 
         ws, cut, ana = acme
