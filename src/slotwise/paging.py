@@ -10,7 +10,7 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from slotwise.errors import OutOfRange
-from slotwise.tables import Tabular, page_html
+from slotwise.tables import Tabular, appointments_html, page_html
 
 __all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "Page", "paginate"]
 
@@ -47,7 +47,8 @@ class Page(Tabular, Generic[T]):
         printer.text(repr(self))
 
     def _repr_html_(self) -> str:
-        return page_html(repr(self), self.records())
+        # A page of appointments is a week grid; any other page a table of its records.
+        return appointments_html(repr(self), self.data) or page_html(repr(self), self.records())
 
     @property
     def count(self) -> int:

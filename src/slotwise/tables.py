@@ -16,14 +16,21 @@ from __future__ import annotations
 import enum
 import html
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 import attrs
 
 from slotwise.errors import MissingDependency
 
-__all__ = ["Tabular", "flat_record", "frame_of", "page_html", "polars_frame_of"]
+__all__ = [
+    "Tabular",
+    "appointments_html",
+    "flat_record",
+    "frame_of",
+    "page_html",
+    "polars_frame_of",
+]
 
 _PAGE_COLUMNS: Final = 8
 
@@ -43,6 +50,48 @@ def page_html(caption: str, rows: list[dict[str, Any]]) -> str:
     return (
         f"<table class='sw-page'><caption>{html.escape(caption)}</caption>"
         f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
+def appointments_html(caption: str, appointments: Iterable[Any]) -> str | None:
+    """
+    Return a week grid of appointments (a column per date, a row per hour), or ``None``.
+
+    Each cell lists the appointments starting in that hour, in their own stored zone (UTC):
+    ``10:00 BK Ann Lee``, coloured by status. ``None`` when the records are not appointments
+    (no ``start`` and ``status``).
+    """
+    items = list(appointments)
+    if not items or not all(hasattr(a, "start") and hasattr(a, "status") for a in items):
+        return None
+    cells: dict[tuple[Any, int], list[tuple[str, str]]] = {}
+    for appointment in items:
+        start = appointment.start
+        names = " ".join(n for n in (appointment.first_name, appointment.last_name) if n)
+        label = f"{start:%H:%M} {appointment.status.value} {names}".strip()
+        cells.setdefault((start.date(), start.hour), []).append((appointment.status.value, label))
+    dates = sorted({day for day, _ in cells})
+    first, last = dates[0], dates[-1]
+    days = [first + timedelta(days=n) for n in range((last - first).days + 1)]
+    hours = sorted({hour for _, hour in cells})
+    head = "".join(f"<th>{day:%a %d %b}</th>" for day in days)
+    rows = []
+    for hour in range(hours[0], hours[-1] + 1):
+        row = []
+        for day in days:
+            found = cells.get((day, hour), [])
+            row.append(
+                "<td>"
+                + "<br>".join(
+                    f"<span class='sw-{html.escape(code)}'>{html.escape(text)}</span>"
+                    for code, text in found
+                )
+                + "</td>"
+            )
+        rows.append(f"<tr><th>{hour:02d}:00</th>{''.join(row)}</tr>")
+    return (
+        f"<table class='sw-page sw-grid'><caption>{html.escape(caption)}</caption>"
+        f"<thead><tr><th></th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
 

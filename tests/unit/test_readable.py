@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from html.parser import HTMLParser
 
 import pytest
@@ -136,6 +136,22 @@ class TestHtml:
         assert ("sw-RB", "RB") in cells.cells
         assert "sw-CL" in classes
         assert "sw-free" in classes
+
+    def test_a_page_of_appointments_is_a_week_grid(self, acme):
+        """Appointments by date and hour, each with its time, status and name."""
+        ws, cut, ana = acme
+        for day, hour in ((24, 15), (24, 16), (26, 14)):
+            start = datetime(2026, 11, day, hour, tzinfo=UTC)
+            ws.appointments.create(
+                cut.id, start, start + timedelta(minutes=30), resource_id=ana.id,
+                name="Ann Lee", email="ann@example.com", complete_booking="BK",
+            )  # fmt: skip
+        cells = _parse(ws.appointments.list()._repr_html_())
+
+        assert "Tue 24 Nov" in cells.headers
+        assert "Wed 25 Nov" in cells.headers  # days in between are shown
+        assert "15:00" in cells.headers
+        assert "15:00 BK Ann Lee" in [text for _, text in cells.cells]
 
     def test_a_page_is_a_table(self, acme):
         """A page of services: a header row and one row per record."""
