@@ -141,6 +141,23 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _datetime_zones(rows: list[dict[str, Any]]) -> dict[str, str]:
+    """Return the columns holding only datetimes, each with its zone (``UTC`` when mixed)."""
+    zones: dict[str, set[str]] = {}
+    other: set[str] = set()
+    for row in rows:
+        for column, value in row.items():
+            if isinstance(value, datetime):
+                zones.setdefault(column, set()).add(str(value.tzinfo))
+            elif value is not None:
+                other.add(column)
+    return {
+        column: found.pop() if len(found) == 1 else "UTC"
+        for column, found in zones.items()
+        if column not in other
+    }
+
+
 def frame_of(rows: list[dict[str, Any]], codes: Iterable[str]) -> Any:
     """Return *rows* as a pandas DataFrame: zoned datetime columns, categorical codes."""
     try:
@@ -148,15 +165,11 @@ def frame_of(rows: list[dict[str, Any]], codes: Iterable[str]) -> Any:
     except ImportError:
         raise MissingDependency(feature="to_pandas()", extra="pandas") from None
     frame = pandas.DataFrame.from_records(rows)
-    for column in frame.columns:
+    for column, target in _datetime_zones(rows).items():
         values = [row.get(column) for row in rows]
-        present = [v for v in values if v is not None]
-        if present and all(isinstance(v, datetime) for v in present):
-            zones = {str(v.tzinfo) for v in present}
-            target = zones.pop() if len(zones) == 1 else "UTC"
-            frame[column] = pandas.to_datetime(
-                [v.isoformat() if v is not None else None for v in values], utc=True
-            ).tz_convert(target)
+        frame[column] = pandas.to_datetime(
+            [v.isoformat() if v is not None else None for v in values], utc=True
+        ).tz_convert(target)
     for column in codes:
         if column in frame.columns:
             frame[column] = frame[column].astype("category")
@@ -170,14 +183,10 @@ def polars_frame_of(rows: list[dict[str, Any]], codes: Iterable[str]) -> Any:
     except ImportError:
         raise MissingDependency(feature="to_polars()", extra="polars") from None
     frame = polars.DataFrame(rows, infer_schema_length=None)
-    casts = []
-    for column in frame.columns:
-        moments = [v for row in rows if isinstance(v := row.get(column), datetime)]
-        present = [row.get(column) for row in rows if row.get(column) is not None]
-        if moments and len(moments) == len(present):
-            zones = {str(v.tzinfo) for v in moments}
-            target = zones.pop() if len(zones) == 1 else "UTC"
-            casts.append(polars.col(column).dt.convert_time_zone(target))
+    casts = [
+        polars.col(column).dt.convert_time_zone(target)
+        for column, target in _datetime_zones(rows).items()
+    ]
     wanted = [c for c in codes if c in frame.columns]
     casts += [polars.col(c).cast(polars.Categorical) for c in wanted]
     return frame.with_columns(casts) if casts else frame

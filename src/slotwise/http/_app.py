@@ -15,7 +15,6 @@ from litestar import Litestar, Request, Response, get, route
 from litestar.enums import ScopeType
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.params import PathParameter
@@ -26,8 +25,8 @@ from slotwise.errors import MissingDependency, NotAuthenticated, UnexpectedField
 from slotwise.model import Company
 from slotwise.scheduler import Scheduler, Workspace
 
-from ._errors import REQUEST_ID, ErrorBody, handlers
-from ._handlers import ERROR_RESPONSES, handler
+from ._errors import REQUEST_ID, handlers
+from ._handlers import error_responses, handler
 from ._routes import ROUTES
 
 __all__ = ["DEFAULT_MAX_BODY_SIZE", "app_from_environment", "configure_logging", "create_app"]
@@ -83,10 +82,7 @@ def create_app(
         "and allocations with their repeat rules. A slotwise extension (the ics extra).",
         operation_id="resources_calendar_ics",
         tags=["setup: resources"],
-        responses={
-            status: ResponseSpec(data_container=ErrorBody, description=text)
-            for status, text in ERROR_RESPONSES.items()
-        },
+        responses=error_responses(),
         name="GET /setup/v1/resources/{id}/calendar.ics",
     )
     def resource_calendar(

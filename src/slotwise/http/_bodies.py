@@ -23,7 +23,7 @@ import enum
 import functools
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import date, datetime
 from typing import Any, Final, Union, get_args, get_origin
 
@@ -165,23 +165,17 @@ def to_python(value: Any) -> Any:
     """Return a decoded body value with generated structs turned into dicts of Python names."""
     if isinstance(value, msgspec.Struct):
         names = _NAMES[type(value)]
+        # Generated structs name their fields by their wire names (no rename).
         return {
             names[wire]: to_python(item)
-            for wire, item in zip(value.__struct_encode_fields__, _values(value), strict=True)
-            if item is not UNSET
+            for wire in value.__struct_fields__
+            if (item := getattr(value, wire)) is not UNSET
         }
     if isinstance(value, list):
         return [to_python(item) for item in value]
     return value
 
 
-def _values(value: msgspec.Struct) -> tuple[Any, ...]:
-    return tuple(getattr(value, name) for name in value.__struct_fields__)
-
-
 def fields_of(struct: type[msgspec.Struct]) -> dict[str, str]:
     """Return the struct's wire name -> Python name map."""
     return _NAMES[struct]
-
-
-Caster = Callable[[Any], Any]

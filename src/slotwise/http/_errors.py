@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 from contextvars import ContextVar
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import msgspec
 from litestar import Request, Response
@@ -22,7 +22,7 @@ from slotwise.errors import NotAuthenticated, SlotwiseError, Unauthorized
 
 from ._wire import wire_name
 
-__all__ = ["REQUEST_ID", "ErrorBody", "handlers", "logger"]
+__all__ = ["REQUEST_ID", "ErrorBody", "Refusal", "handlers", "logger", "read_refusal"]
 
 logger = logging.getLogger("slotwise.http")
 
@@ -68,7 +68,7 @@ def on_slotwise_error(_: Request[Any, Any, Any], error: SlotwiseError) -> Respon
             body.update(error.to_dict())
         return _answer(401, body)
     status = error.http_status
-    if status >= 500 and type(error).http_status == 500:
+    if status == 500:
         logger.error("store failure (request %s): %s", REQUEST_ID.get(), error)
     return _answer(status, _on_the_wire(error.to_dict()))
 
@@ -115,31 +115,54 @@ def on_http_error(_: Request[Any, Any, Any], error: HTTPException) -> Response[A
     return _answer(status, body, headers)
 
 
+class Refusal(NamedTuple):
+    """What msgspec's refusal of a value says: the field, the reason, and whether it is unknown."""
+
+    field: str
+    message: str
+    unknown: bool
+
+
+_UNKNOWN: Final = re.compile(r"Object contains unknown field `([^`]*)`(?: - at `\$\.?(.*)`)?")
+_LOCATED: Final = re.compile(r"(.*?) - at `\$\.?(.*)`$")
+
+
+def read_refusal(message: str, container: str | None = None) -> Refusal:
+    """
+    Read a msgspec validation message (``Object contains unknown field `x` - at `$.a```,
+    ``Expected `int`, got `str` - at `$.b```) as the field it names and why.
+
+    *container* is where Litestar says the value was (``data`` for the body itself).
+    """
+    unknown = _UNKNOWN.match(message)
+    if unknown:
+        where = unknown.group(2) or (container if container not in (None, "data") else None)
+        field = f"{where}.{unknown.group(1)}" if where else unknown.group(1)
+        return Refusal(field=field, message=f"{field} is not accepted here", unknown=True)
+    located = _LOCATED.match(message)
+    if located:
+        message, container = located.group(1), located.group(2) or container
+    field = container if container not in (None, "", "data") else "body"
+    return Refusal(field=field, message=message, unknown=False)
+
+
 def _validation_body(error: HTTPException) -> dict[str, Any]:
     extras = error.extra if isinstance(error.extra, list) else []
     first = extras[0] if extras and isinstance(extras[0], dict) else {}
     message = str(first.get("message") or error.detail)
     key = first.get("key")
-    unknown = re.match(r"Object contains unknown field `([^`]*)`(?: - at `\$\.?(.*)`)?", message)
-    if unknown:
-        # Litestar names the object holding the field in ``key`` ("data" for the body itself).
-        where = unknown.group(2) or (key if key not in (None, "data") else None)
-        field = f"{where}.{unknown.group(1)}" if where else unknown.group(1)
-        return {
-            "code": "UNEXPECTED-FIELD",
-            "message": f"{field} is not accepted here",
-            "field": field,
-        }
     if message.startswith("Missing required"):
         named = re.search(r"parameter '([^']+)'", message)
         field = named.group(1) if named else key
         return {"code": "FIELD-REQUIRED", "message": f"{field} is required", "field": field}
-    located = re.match(r"(.*?) - at `\$\.?(.*)`$", message)
-    if located:
-        message, key = located.group(1), located.group(2) or key
-    if key == "data" or not key:
-        key = "body"
-    return {"code": "INVALID-FORMAT", "message": f"{key}: {message}", "field": key}
+    refused = read_refusal(message, key)
+    if refused.unknown:
+        return {"code": "UNEXPECTED-FIELD", "message": refused.message, "field": refused.field}
+    return {
+        "code": "INVALID-FORMAT",
+        "message": f"{refused.field}: {refused.message}",
+        "field": refused.field,
+    }
 
 
 def on_unexpected(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:

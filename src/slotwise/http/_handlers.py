@@ -31,12 +31,12 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.datastructures import ResponseSpec
 
 from slotwise.errors import InvalidFormat, SlotwiseError, Unauthorized, UnexpectedField
-from slotwise.operations._inputs import stripped
+from slotwise.operations._inputs import required_keys, stripped
 from slotwise.paging import Page
 from slotwise.scheduler import Scheduler, Workspace
 
 from ._bodies import PatchOperation, body_struct, fields_of, input_type, to_python
-from ._errors import ErrorBody
+from ._errors import ErrorBody, read_refusal
 from ._routes import Route
 from ._wire import camel, page, page_type, shape, to_wire, wire_type
 
@@ -64,6 +64,14 @@ ERROR_RESPONSES: Final = {
 }
 
 
+def error_responses() -> dict[int, ResponseSpec]:
+    """Return the documented error answers every route may give (decision 40)."""
+    return {
+        status: ResponseSpec(data_container=ErrorBody, description=text)
+        for status, text in ERROR_RESPONSES.items()
+    }
+
+
 def operation_of(route: Route, probe: Workspace) -> Callable[..., Any]:
     """Return the unbound method serving *route* (for its signature)."""
     if route.group == "scheduler":
@@ -80,19 +88,13 @@ def _parameters(function: Callable[..., Any]) -> list[tuple[str, Any, Any, inspe
         if parameter.kind is inspect.Parameter.VAR_KEYWORD:
             declared = get_args(hint)[0] if get_origin(hint) is typing.Unpack else hint
             items = typing.get_type_hints(declared, include_extras=True)
-            required = _required(declared, items)
+            required = required_keys(declared, items)
             for key, item in items.items():
                 default = inspect.Parameter.empty if key in required else None
                 result.append((key, stripped(item), default, inspect.Parameter.KEYWORD_ONLY))
             continue
         result.append((parameter.name, hint, parameter.default, parameter.kind))
     return result
-
-
-def _required(declared: Any, items: Mapping[str, Any]) -> frozenset[str]:
-    from slotwise.operations._inputs import required_keys
-
-    return required_keys(declared, items)
 
 
 # -- query parameters -------------------------------------------------------------------------
@@ -269,10 +271,7 @@ def handler(
     serve.__doc__ = function.__doc__
     serve.__signature__ = inspect.Signature(signature, return_annotation=returns)  # type: ignore[attr-defined]
     serve.__annotations__ = {p.name: p.annotation for p in signature} | {"return": returns}
-    responses = {
-        status: ResponseSpec(data_container=ErrorBody, description=text)
-        for status, text in ERROR_RESPONSES.items()
-    }
+    responses = error_responses()
     headers = [ResponseHeader(name="Deprecation", value="true")] if route.deprecated else None
     return route_decorator(route, responses, headers)(serve)
 
@@ -370,15 +369,10 @@ def _patched(
 
 def decode_error(error: msgspec.ValidationError, allowed: Mapping[str, str]) -> SlotwiseError:
     """Return the slotwise error of a body msgspec refused (an unknown field, a wrong type)."""
-    message = str(error)
-    unknown = re.match(r"Object contains unknown field `([^`]*)`(?: - at `\$(.*)`)?", message)
-    if unknown:
-        where = (unknown.group(2) or "").lstrip(".")
-        field = f"{where}.{unknown.group(1)}" if where else unknown.group(1)
-        return UnexpectedField(field=field, allowed=sorted(allowed))
-    located = re.match(r"(.*?)(?: - at `\$\.?(.*)`)?$", message)
-    field = (located.group(2) if located else "") or "body"
-    return InvalidFormat(field=field, expected=located.group(1) if located else message, value="")
+    refused = read_refusal(str(error))
+    if refused.unknown:
+        return UnexpectedField(field=refused.field, allowed=sorted(allowed))
+    return InvalidFormat(field=refused.field, expected=refused.message, value="")
 
 
 def _respond(result: Any, request: Request[Any, Any, Any]) -> Any:

@@ -33,6 +33,7 @@ from slotwise.model import (
     Allocation,
     Appointment,
     Block,
+    Company,
     Location,
     LocationSettings,
     OutboxEvent,
@@ -80,9 +81,10 @@ HIDDEN: Final[dict[type, frozenset[str]]] = {
     Appointment: frozenset({"idempotency_fingerprint", "resource_ids"}),
     # Flattened into the spec's providerACalendarId ... fields below.
     Resource: frozenset({"provider_a", "provider_b"}),
-    Block: frozenset(),
+    # The signing key never leaves the store.
+    Company: frozenset({"webhook_signature_hash"}),
 }
-"""Record fields that never cross the wire (the company's signing key is hidden separately)."""
+"""Record fields that never cross the wire."""
 
 
 def wire_name(kind: type | None, name: str) -> str:
@@ -266,17 +268,11 @@ def _compile_dump(
     return dump
 
 
-def _hidden(kind: type) -> frozenset[str]:
-    if kind.__name__ == "Company":
-        return frozenset({"webhook_signature_hash"})  # the signing key never leaves the store
-    return HIDDEN.get(kind, frozenset())
-
-
 @functools.cache
 def shape(kind: type) -> Shape:
     """Return the wire shape of the attrs record class *kind* (compiled once)."""
     hints = typing.get_type_hints(kind)
-    hidden = _hidden(kind)
+    hidden = HIDDEN.get(kind, frozenset())
     fields: list[tuple[str, str, Callable[[Any], Any]]] = []
     struct_fields: list[tuple[str, Any]] = []
     for attribute in attrs.fields(kind):

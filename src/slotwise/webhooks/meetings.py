@@ -18,8 +18,8 @@ import httpx
 from slotwise.http._wire import to_wire
 from slotwise.model import Appointment, Company
 
-from .addresses import Resolver, check_destination, pinned, system_resolver
-from .signing import signature_headers
+from .addresses import Resolver, system_resolver
+from .posting import post_signed
 
 __all__ = ["HttpMeetingLinks", "MeetingLinkFailed"]
 
@@ -61,18 +61,16 @@ class HttpMeetingLinks:
         key = company.webhook_signature_hash
         if not key:
             raise MeetingLinkFailed("the company has no webhook signature key")
-        addresses = check_destination(url, resolve=self.resolve, allow_local=self.allow_local)
-        target = pinned(url, addresses[0])
         document = {"trigger": "MeetingLinkRequest", "data": {"appointment": to_wire(appointment)}}
-        body = json.dumps(document, separators=(",", ":"), default=str).encode()
-        headers = signature_headers(
-            body, key, message_id=f"meeting-{appointment.id}", timestamp=appointment.created_at
-        )
-        headers["Content-Type"] = "application/json"
-        headers["Host"] = target.host
-        extensions = {"sni_hostname": target.sni} if target.sni else None
-        response = self.client.post(
-            target.url, content=body, headers=headers, extensions=extensions
+        response = post_signed(
+            self.client,
+            url,
+            json.dumps(document, separators=(",", ":"), default=str).encode(),
+            key,
+            message_id=f"meeting-{appointment.id}",
+            timestamp=appointment.created_at,
+            resolve=self.resolve,
+            allow_local=self.allow_local,
         )
         if not 200 <= response.status_code < 300:
             raise MeetingLinkFailed(f"the meeting-link service answered {response.status_code}")

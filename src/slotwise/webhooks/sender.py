@@ -42,9 +42,9 @@ from slotwise.http._wire import camel_data
 from slotwise.model import Company, OutboxEvent, Trigger
 from slotwise.scheduler import Scheduler
 
-from .addresses import Resolver, check_destination, pinned, system_resolver
+from .addresses import Resolver, system_resolver
+from .posting import post_signed
 from .schedule import next_attempt_at
-from .signing import signature_headers
 
 __all__ = ["DeliveryWorker", "Outcome", "RoundReport", "body_of", "start_workers", "url_for"]
 
@@ -211,22 +211,18 @@ class DeliveryWorker:
             return Outcome(event_id=event.id, delivered=False,
                            error="the company has no webhook signature key")  # fmt: skip
         try:
-            addresses = check_destination(url, resolve=self.resolve, allow_local=self.allow_local)
+            response = post_signed(
+                self.client,
+                url,
+                body_of(event),
+                key,
+                message_id=event.id,
+                timestamp=self.scheduler.clock.now(),
+                resolve=self.resolve,
+                allow_local=self.allow_local,
+            )
         except UnsafeDestination as unsafe:
             return Outcome(event_id=event.id, delivered=False, error=unsafe.message)
-        target = pinned(url, addresses[0])
-        body = body_of(event)
-        headers = signature_headers(
-            body, key, message_id=event.id, timestamp=self.scheduler.clock.now()
-        )
-        headers["Content-Type"] = "application/json"
-        headers["User-Agent"] = "slotwise-webhooks"
-        headers["Host"] = target.host
-        extensions = {"sni_hostname": target.sni} if target.sni else None
-        try:
-            response = self.client.post(
-                target.url, content=body, headers=headers, extensions=extensions
-            )
         except httpx.HTTPError as error:
             return Outcome(
                 event_id=event.id, delivered=False, error=f"{type(error).__name__}: {error}"
