@@ -1,5 +1,5 @@
 """
-The brute-force answer to a ``gen.py`` workload, straight from its docstring.
+The brute-force answer to a workload scenario (``scenario.py``), straight from its documented format.
 
 "Every (resource, slot start) such that [start, start+duration) lies inside that day's working
 hours and no existing booking of the resource lies within ``buffer`` minutes of it", with the slot
@@ -67,7 +67,7 @@ def expected_slots(scenario: Mapping[str, Any]) -> list[tuple[str, str]]:
     Return every ``(resource, start)`` the workload should offer, sorted, start as UTC text.
 
     Args:
-        scenario: a ``gen.py`` scenario (``tz``, ``start_date``, ``end_date``, ``weekdays`` with
+        scenario: a ``scenario.py`` scenario (``tz``, ``start_date``, ``end_date``, ``weekdays`` with
             0 = Monday, ``open``, ``close``, ``duration``, ``step``, ``buffer``, ``resources``,
             ``bookings``).
     """

@@ -34,8 +34,8 @@ Figures, one JSON line each:
                   (*P* = 1 only; processes cannot share it). Checked afterwards: the store holds
                   exactly N + P booked appointments.
 ``availability``  ``{"figure": "availability", "store", "slots", "best_ms", "runs"}``. The
-                  scenario written by ``../shared/bench/gen.py`` (``--scenario``, or gen.py's
-                  default 20 resources x 100 bookings x 30 days made in a temporary directory)
+                  scenario of ``scenario.py`` (``--scenario`` FILE, or its default 20 resources
+                  x 100 bookings x 30 days)
                   loaded into the store as ``workload.py`` maps it, and ``workload.py``'s query
                   timed: one availability query for every resource over the whole range, round
                   robin ``none``, iterating every slot; best of K. Checked: the slot count equals
@@ -63,17 +63,17 @@ import multiprocessing
 import os
 import queue
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import attrs
+from scenario import generate
 from workload import Workload
 
 from slotwise import (
@@ -98,7 +98,6 @@ MARIADB_URL = os.environ.get(
 )
 STORES = ("memory", "sqlite", "postgresql", "mariadb")
 FIGURES = ("bookings", "availability", "history")
-GEN = Path(__file__).resolve().parents[2] / "shared" / "bench" / "gen.py"
 
 NOW = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 FIRST_SLOT = datetime(2026, 1, 6, 5, 0, tzinfo=UTC)  # Tuesday 00:00 in New York
@@ -393,7 +392,7 @@ def _book_in_processes(target: Target, business: Business, bookings: int, proces
     return seconds
 
 
-# -- the gen.py workload ---------------------------------------------------------------------
+# -- the scenario workload --------------------------------------------------------------------
 
 
 class LoadedWorkload(Workload):
@@ -487,19 +486,10 @@ def run_history(
     }
 
 
-def load_scenario(path: Path | None, stack: ExitStack) -> dict[str, Any]:
-    """Read *path*, or generate gen.py's default scenario into a temporary directory."""
+def load_scenario(path: Path | None) -> dict[str, Any]:
+    """Read the scenario file *path*, or generate ``scenario.py``'s default scenario."""
     if path is None:
-        if not GEN.is_file():
-            raise BenchmarkFailed(f"no --scenario given and no generator at {GEN}")
-        directory = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-        path = directory / "scenario.json"
-        subprocess.run(
-            [sys.executable, str(GEN), "--out", str(path)],
-            cwd=directory,
-            check=True,
-            capture_output=True,
-        )
+        return generate()
     loaded: dict[str, Any] = json.loads(path.read_text())
     return loaded
 
@@ -516,7 +506,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--processes", type=int, nargs="+", default=[1, 8], help="booking process counts"
     )
-    parser.add_argument("--scenario", type=Path, help="a gen.py scenario (default: generate)")
+    parser.add_argument("--scenario", type=Path, help="a scenario file (default: scenario.py's default)")
     parser.add_argument("--repeat", type=int, default=5, help="timed queries; the best counts")
     parser.add_argument(
         "--history",
@@ -534,27 +524,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.history != sorted(set(args.history)) or args.history[0] < 1:
         parser.error("--history sizes must be positive and increasing")
     try:
-        with ExitStack() as stack:
-            if "bookings" in args.figures:
+        if "bookings" in args.figures:
+            for kind in args.stores:
+                for processes in args.processes:
+                    if kind == "memory" and processes != 1:
+                        continue
+                    _emit(run_bookings(kind, args.bookings, processes))
+        if {"availability", "history"} & set(args.figures):
+            scenario = load_scenario(args.scenario)
+            expected = reference_slots(scenario)
+            if "availability" in args.figures:
                 for kind in args.stores:
-                    for processes in args.processes:
-                        if kind == "memory" and processes != 1:
-                            continue
-                        _emit(run_bookings(kind, args.bookings, processes))
-            if {"availability", "history"} & set(args.figures):
-                scenario = load_scenario(args.scenario, stack)
-                expected = reference_slots(scenario)
-                if "availability" in args.figures:
-                    for kind in args.stores:
-                        _emit(run_availability(kind, scenario, args.repeat, expected))
-                if "history" in args.figures:
-                    for kind in args.stores:
-                        if kind != "memory":
-                            _emit(
-                                run_history(
-                                    kind, scenario, args.repeat, expected, args.history, args.batch
-                                )
+                    _emit(run_availability(kind, scenario, args.repeat, expected))
+            if "history" in args.figures:
+                for kind in args.stores:
+                    if kind != "memory":
+                        _emit(
+                            run_history(
+                                kind, scenario, args.repeat, expected, args.history, args.batch
                             )
+                        )
     except Exception as error:  # a failed run, an unreachable server: the figures are invalid
         print(f"sql_stores.py: {type(error).__name__}: {error}", file=sys.stderr)
         return 1

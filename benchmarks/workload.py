@@ -1,5 +1,5 @@
 """
-Time slotwise's availability query on the neutral workload made by ``../shared/bench/gen.py``.
+Time slotwise's availability query on a neutral workload scenario (``scenario.py``).
 
 Usage::
 
@@ -7,7 +7,7 @@ Usage::
 
 The scenario is mapped onto slotwise through its public API only: a ``Scheduler`` on a
 ``MemoryStore`` with a ``ManualClock`` at the scenario's ``now_utc`` and ``SequentialIds``; one
-company and one location in ``tz`` open ``open``..``close`` on the scenario's weekdays (gen.py
+company and one location in ``tz`` open ``open``..``close`` on the scenario's weekdays (the format
 numbers them 0 = Monday) and closed otherwise; one resource per name with those weekly hours in
 its own zone ``tz``; one service of ``duration`` minutes with padding ``buffer`` and the slot step
 ``step`` (the service's booking interval when the step is one it allows, else the query's
@@ -54,7 +54,7 @@ from slotwise import (
 )
 from slotwise.testing import ManualClock, SequentialIds
 
-# gen.py numbers weekdays as date.weekday() does: 0 = Monday .. 6 = Sunday.
+# The format numbers weekdays as date.weekday() does: 0 = Monday .. 6 = Sunday.
 _BY_PYTHON_WEEKDAY = {day.python: day for day in Weekday}
 _BOOK_AHEAD_DAYS_MAX = 730
 
@@ -74,7 +74,7 @@ def _book_ahead(now: datetime, last_day: date) -> BookingWindow:
 
 
 class Workload:
-    """A gen.py scenario loaded into a slotwise Scheduler, ready to be queried."""
+    """A scenario loaded into a slotwise Scheduler, ready to be queried."""
 
     def __init__(self, scenario: dict[str, Any], *, store: Store | None = None) -> None:
         now = parse_utc(scenario["now_utc"])
@@ -200,7 +200,7 @@ def _differences(actual: list[tuple[str, str]], expected: list[tuple[str, str]])
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; return the process exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1] if __doc__ else None)
-    parser.add_argument("scenario", type=Path, help="a scenario JSON file written by gen.py")
+    parser.add_argument("scenario", type=Path, help="a scenario JSON file (scenario.py writes one)")
     parser.add_argument("--repeat", type=int, default=5, help="timed runs; the best counts")
     parser.add_argument("--out", type=Path, help="write the sorted slot list here")
     parser.add_argument(

@@ -1,6 +1,8 @@
 """
-The benchmark checks itself: ``benchmarks/workload.py --check`` on small ``gen.py`` workloads, and
-the brute-force answer it checks against. Speed is never asserted here (STYLE rule 35).
+The benchmark checks itself: ``benchmarks/workload.py --check`` on small workloads written by the
+project's generator (``benchmarks/scenario.py``), the brute-force answer it checks against, and the
+generator against the neutral one peers are measured on (``../shared/bench/gen.py``) when that is
+present. Speed is never asserted here (STYLE rule 35).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -18,10 +21,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 BENCHMARKS = ROOT / "benchmarks"
 WORKLOAD = BENCHMARKS / "workload.py"
-GEN = ROOT.parent / "shared" / "bench" / "gen.py"
+SCENARIO = BENCHMARKS / "scenario.py"
+NEUTRAL_GEN = ROOT.parent / "shared" / "bench" / "gen.py"
 
-needs_gen = pytest.mark.skipif(
-    not GEN.is_file(), reason=f"the workload generator is not at {GEN} (../shared/bench/gen.py)"
+needs_neutral_gen = pytest.mark.skipif(
+    not NEUTRAL_GEN.is_file(),
+    reason=f"the neutral generator is not at {NEUTRAL_GEN} (../shared/bench/gen.py)",
 )
 
 
@@ -30,18 +35,19 @@ def bench(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, ModuleType]]:
     """The benchmark's modules, imported as ``workload.py`` imports them (from its directory)."""
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     import expected
+    import scenario
     import workload
 
-    yield {"expected": expected, "workload": workload}
-    for name in ("expected", "workload"):
+    yield {"expected": expected, "scenario": scenario, "workload": workload}
+    for name in ("expected", "scenario", "workload"):
         sys.modules.pop(name, None)
 
 
-def _generate(directory: Path, *args: str) -> Path:
-    """Run gen.py with *args* and return the scenario file it wrote in *directory*."""
-    scenario = directory / "scenario.json"
+def _generate(directory: Path, *args: str, generator: Path = SCENARIO) -> Path:
+    """Run *generator* with *args* and return the scenario file it wrote in *directory*."""
+    scenario = directory / f"{generator.stem}.json"
     subprocess.run(
-        [sys.executable, str(GEN), *args, "--out", str(scenario)],
+        [sys.executable, str(generator), *args, "--out", str(scenario)],
         cwd=directory,
         check=True,
         capture_output=True,
@@ -77,7 +83,6 @@ def _booking(start_utc: str, end_utc: str) -> dict[str, str]:
 
 class TestWorkloadCheck:
     # Small workloads: 3 resources, 10 bookings each, over a few days.
-    @needs_gen
     @pytest.mark.parametrize(
         "gen_args",
         [
@@ -124,7 +129,6 @@ class TestWorkloadCheck:
         assert report["slots"] > 0
         assert sorted(slots) == slots
 
-    @needs_gen
     def test_out_file_lists_resource_and_utc_start(
         self, tmp_path: Path, bench: dict[str, ModuleType]
     ):
@@ -144,7 +148,6 @@ class TestWorkloadCheck:
         expected = [list(pair) for pair in answer]
         assert expected == json.loads(out.read_text())
 
-    @needs_gen
     def test_check_fails_on_any_difference(
         self, tmp_path: Path, bench: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch
     ):
@@ -242,3 +245,52 @@ class TestExpectedAnswer:
         actual = bench["expected"].expected_slots(scenario)
 
         assert (count, first, last) == (len(actual), actual[0][1], actual[-1][1])
+
+
+class TestScenarioGenerator:
+    # benchmarks/scenario.py is the project's own generator of the documented format.
+    @needs_neutral_gen
+    @pytest.mark.parametrize(
+        "gen_args",
+        [
+            pytest.param((), id="defaults"),
+            pytest.param(("5", "40", "10", "--buffer", "15", "--step", "15"), id="buffer-step"),
+            pytest.param(("4", "300", "3"), id="full-calendar"),
+            pytest.param(
+                ("3", "10", "7", "--tz", "Europe/Berlin", "--start", "2027-10-28"), id="tz"
+            ),
+        ],
+    )
+    def test_writes_what_the_neutral_generator_writes(
+        self, tmp_path: Path, gen_args: tuple[str, ...]
+    ):
+        """The same arguments give the same scenario file, byte for byte, as ../shared/bench/gen.py."""
+        ours = _generate(tmp_path, *gen_args)
+        neutral = _generate(tmp_path, *gen_args, generator=NEUTRAL_GEN)
+
+        assert neutral.read_bytes() == ours.read_bytes()
+
+    def test_same_arguments_same_scenario(self, bench: dict[str, ModuleType]):
+        """generate() is deterministic: seed 42, no clock, no global state."""
+        first = bench["scenario"].generate(3, 10, 5, buffer=15)
+        second = bench["scenario"].generate(3, 10, 5, buffer=15)
+
+        assert first == second
+        assert ["r00", "r01", "r02"] == first["resources"]
+        assert 30 == len(first["bookings"])
+        assert "2027-02-20T00:00:00Z" == first["now_utc"]
+
+    def test_a_full_calendar_stops_drawing(self, bench: dict[str, ModuleType]):
+        """More bookings than cells: every cell of every working day is taken once, no more."""
+        # Monday 2027-03-01 and Tuesday: 2 working days of 16 cells each.
+        drawn = bench["scenario"].generate(1, 1_000, 2)
+
+        cells = set()
+        for booking in drawn["bookings"]:
+            start = datetime.fromisoformat(booking["start_local"])
+            end = datetime.fromisoformat(booking["end_local"])
+            while start < end:
+                assert (start.date(), start.time()) not in cells
+                cells.add((start.date(), start.time()))
+                start += timedelta(minutes=30)
+        assert 32 == len(cells)
