@@ -506,7 +506,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--processes", type=int, nargs="+", default=[1, 8], help="booking process counts"
     )
-    parser.add_argument("--scenario", type=Path, help="a scenario file (default: scenario.py's default)")
+    parser.add_argument(
+        "--scenario", type=Path, help="a scenario file (default: scenario.py's default)"
+    )
     parser.add_argument("--repeat", type=int, default=5, help="timed queries; the best counts")
     parser.add_argument(
         "--history",

@@ -187,6 +187,8 @@ from slotwise.rules.repeat import to_rrule_text as to_rrule_text
 from slotwise.rules.repeat import window_instants as window_instants
 from slotwise.scheduler import Scheduler as Scheduler
 from slotwise.scheduler import Workspace as Workspace
+from slotwise.storage.listing import Listed as Listed
+from slotwise.storage.listing import ListQuery as ListQuery
 from slotwise.storage.memory import MemoryStore as MemoryStore
 from slotwise.storage.protocol import Reader as Reader
 from slotwise.storage.protocol import Store as Store
@@ -342,6 +344,8 @@ __all__ = [
     "SystemClock",
     "UUIDIds",
     # Storage
+    "ListQuery",
+    "Listed",
     "MemoryStore",
     "Reader",
     "Store",

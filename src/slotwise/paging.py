@@ -12,7 +12,7 @@ import attrs
 from slotwise.errors import OutOfRange
 from slotwise.tables import Tabular, appointments_html, page_html
 
-__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "Page", "paginate"]
+__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "Page", "check_window", "paginate", "stored_page"]
 
 T = TypeVar("T")
 
@@ -61,6 +61,24 @@ class Page(Tabular, Generic[T]):
         return self.offset + len(self.data) < self.total
 
 
+def check_window(offset: object, limit: object, *, max_limit: int = MAX_LIMIT) -> None:
+    """
+    Check a list's *offset* and *limit* before anything is read.
+
+    Raises:
+        OutOfRange: when *offset* is negative or *limit* is outside 1..*max_limit*.
+    """
+    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+        raise OutOfRange(field="offset", allowed="at least 0", requested=offset)
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= max_limit:
+        raise OutOfRange(field="limit", allowed=f"between 1 and {max_limit}", requested=limit)
+
+
+def stored_page(records: Sequence[T], total: int, *, url: str, offset: int, limit: int) -> Page[T]:
+    """Return the envelope of one page a store read (``Reader.page``): its records and total."""
+    return Page(url=url, data=tuple(records), total=total, offset=offset, limit=limit)
+
+
 def paginate(
     records: Sequence[T],
     *,
@@ -75,10 +93,7 @@ def paginate(
     Raises:
         OutOfRange: when *offset* is negative or *limit* is outside 1..*max_limit*.
     """
-    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
-        raise OutOfRange(field="offset", allowed="at least 0", requested=offset)
-    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= max_limit:
-        raise OutOfRange(field="limit", allowed=f"between 1 and {max_limit}", requested=limit)
+    check_window(offset, limit, max_limit=max_limit)
     return Page(
         url=url,
         data=tuple(records[offset : offset + limit]),

@@ -21,7 +21,16 @@ from sqlalchemy import create_engine, event, inspect, select, text, update
 from sqlalchemy.exc import SQLAlchemyError
 
 from slotwise.errors import ConflictError, FieldTooLong, StoreError, StoreUnavailable
-from slotwise.model import ApiToken, Appointment, Company, Customer, OutboxEvent, Trigger
+from slotwise.model import (
+    ApiToken,
+    Appointment,
+    AppointmentStatus,
+    Company,
+    Customer,
+    OutboxEvent,
+    Trigger,
+)
+from slotwise.storage.listing import ListQuery
 from slotwise.storage.protocol import Store
 from slotwise.storage.sql import SCHEMA_VERSION, SQLStore
 from slotwise.storage.sql._schema import RECORD_TABLES, schema_version
@@ -254,6 +263,29 @@ def _drop_delivery_state(conn: Any, store: SQLStore) -> None:
         conn.execute(text(f"ALTER TABLE {name} DROP COLUMN {column}"))
 
 
+_LIST_COLUMNS = ("service_id", "status", "email_key")
+_LIST_INDEXES = (
+    "ix_slotwise_appointment_listing",
+    "ix_slotwise_appointment_service",
+    "ix_slotwise_appointment_status",
+    "ix_slotwise_appointment_email",
+)
+
+
+def _drop_list_columns(conn: Any, store: SQLStore) -> None:
+    """Remove what schema version 5 added: the appointment columns of the list read."""
+    appointments = RECORD_TABLES[Appointment]
+    for index in appointments.indexes:
+        if index.name in _LIST_INDEXES:
+            index.drop(conn)
+    preparer = conn.dialect.identifier_preparer
+    name = preparer.quote(appointments.name)
+    if store.schema is not None:
+        name = f"{preparer.quote_schema(store.schema)}.{name}"
+    for column in _LIST_COLUMNS:
+        conn.execute(text(f"ALTER TABLE {name} DROP COLUMN {column}"))
+
+
 class TestUpgradeFrom1:
     """Schema version 2 (events carry their location): the step from version 1."""
 
@@ -295,6 +327,7 @@ class TestUpgradeFrom1:
         with store.engine.connect() as conn:
             if store.schema is not None:
                 conn = conn.execution_options(schema_translate_map={None: store.schema})
+            _drop_list_columns(conn, store)  # schema version 5
             _drop_delivery_state(conn, store)  # schema version 4
             for table in RECORD_TABLES.values():
                 for index in table.indexes:
@@ -384,6 +417,7 @@ class TestUpgradeFrom2:
         with store.engine.connect() as conn:
             if store.schema is not None:
                 conn = conn.execution_options(schema_translate_map={None: store.schema})
+            _drop_list_columns(conn, store)  # schema version 5
             _drop_delivery_state(conn, store)  # schema version 4
             RECORD_TABLES[ApiToken].drop(conn)
             conn.execute(update(schema_version).values(version=2))
@@ -429,6 +463,7 @@ class TestUpgradeFrom3:
         with store.engine.connect() as conn:
             if store.schema is not None:
                 conn = conn.execution_options(schema_translate_map={None: store.schema})
+            _drop_list_columns(conn, store)  # schema version 5
             _drop_delivery_state(conn, store)
             conn.execute(update(schema_version).values(version=3))
             conn.commit()
@@ -478,6 +513,80 @@ class TestUpgradeFrom3:
 
         rows = _raw(sql_store, "SELECT id FROM slotwise_outbox_event WHERE due IS NOT NULL")
         assert {("ev-1",), ("ev-3",)} == set(rows)
+
+
+class TestUpgradeFrom4:
+    """Schema version 5 (the list read's appointment columns): the step from version 4."""
+
+    @staticmethod
+    def _make_version_4(store: SQLStore) -> None:
+        with store.engine.connect() as conn:
+            if store.schema is not None:
+                conn = conn.execution_options(schema_translate_map={None: store.schema})
+            _drop_list_columns(conn, store)
+            conn.execute(update(schema_version).values(version=4))
+            conn.commit()
+
+    @staticmethod
+    def _appointments() -> list[Appointment]:
+        return [
+            _appointment(f"apt-{n}", status=status, email=email)
+            for n, (status, email) in enumerate(
+                (
+                    (AppointmentStatus.BOOKED, "Ann@Example.com"),
+                    (AppointmentStatus.CANCELLED, None),
+                    (AppointmentStatus.BOOKED, "bob@example.com"),
+                )
+            )
+        ]
+
+    def test_version_4_is_upgraded_to_5(self, backend: Backend, sql_store: SQLStore):
+        """create=True adds the columns, fills them from the documents, adds the indexes."""
+        _insert(sql_store, *_world(*self._appointments()))
+        self._make_version_4(sql_store)
+        with pytest.raises(StoreError, match="version 4"):
+            backend.reopen(sql_store, create=False)
+
+        upgraded = backend.reopen(sql_store)
+        try:
+            with upgraded.read() as reader:
+                booked = reader.page(
+                    Appointment, ListQuery(company_id="co", equal={"status": "BK"})
+                )
+                ann = reader.page(
+                    Appointment, ListQuery(company_id="co", folded={"email": "ann@example.com"})
+                )
+        finally:
+            upgraded.close()
+
+        assert ["apt-0", "apt-2"] == [a.id for a in booked.records]
+        assert ["apt-0"] == [a.id for a in ann.records]
+        assert [(SCHEMA_VERSION,)] == _raw(sql_store, "SELECT version FROM slotwise_schema_version")
+        rows = _raw(sql_store, "SELECT id, status, email_key FROM slotwise_appointment ORDER BY id")
+        assert [
+            ("apt-0", "BK", "ann@example.com"),
+            ("apt-1", "CN", None),
+            ("apt-2", "BK", "bob@example.com"),
+        ] == [tuple(row) for row in rows]
+        with sql_store.engine.connect() as conn:
+            indexes = inspect(conn).get_indexes("slotwise_appointment", schema=sql_store.schema)
+        assert set(_LIST_INDEXES) <= {index["name"] for index in indexes}
+
+    def test_the_step_can_run_again(self, backend: Backend, sql_store: SQLStore):
+        """Run twice, the step finds the columns filled and changes nothing."""
+        _insert(sql_store, *_world(*self._appointments()))
+        self._make_version_4(sql_store)
+        backend.reopen(sql_store).close()
+
+        with sql_store.engine.connect() as conn:
+            if sql_store.schema is not None:
+                conn = conn.execution_options(schema_translate_map={None: sql_store.schema})
+            UPGRADES[4](conn, sql_store.schema)
+            conn.commit()
+
+        rows = _raw(sql_store, "SELECT id, service_id FROM slotwise_appointment ORDER BY id")
+        assert 3 == len(rows)
+        assert all(row[1] is not None for row in rows)
 
 
 class TestStoredValues:

@@ -737,12 +737,13 @@ class ReusedSchema:
         # Sequence numbers end up in the OutboxEvent records compared, so both sides must count
         # alike. SQLite counts in slotwise_counter (its last number), the servers in a sequence.
         dialect = self.engine.dialect
-        name = (
-            f"{dialect.identifier_preparer.quote_schema(self.schema or '')}.{outbox_sequence.name}"
-        )
         if dialect.name == "sqlite":
             conn.execute(counters.update().values(value=next_sequence - 1))
-        elif dialect.name == "postgresql":
+            return
+        # Only the servers have schemas (SQLAlchemy 2.0.0 cannot quote an empty name).
+        schema = dialect.identifier_preparer.quote_schema(self.schema or "")
+        name = f"{schema}.{outbox_sequence.name}"
+        if dialect.name == "postgresql":
             conn.execute(
                 sqlalchemy.text("SELECT setval(:name, :value, false)"),
                 {"name": name, "value": next_sequence},

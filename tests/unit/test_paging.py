@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from slotwise import OutOfRange
-from slotwise.paging import paginate
+from slotwise import Location, OutOfRange, Workspace
+from slotwise.paging import check_window, paginate, stored_page
 
 
 class TestPaginate:
@@ -50,3 +50,40 @@ class TestPaginate:
         assert paginate(list(range(600)), url="/x", limit=500, max_limit=500).count == 500
         with pytest.raises(OutOfRange):
             paginate([], url="/x", limit=501, max_limit=500)
+
+
+class TestStoredPages:
+    # Lists whose page the store reads (Reader.page) check the window before reading.
+    def test_stored_page_keeps_the_store_total(self):
+        """stored_page() wraps one page and the store's total; has_more follows from them."""
+        page = stored_page([4, 5], 9, url="/x", offset=3, limit=2)
+
+        assert ((4, 5), 9, 2, True) == (page.data, page.total, page.count, page.has_more)
+
+    @pytest.mark.parametrize(
+        ("offset", "limit", "field"), [(-1, 20, "offset"), (0, 0, "limit"), (0, 101, "limit")]
+    )
+    def test_check_window_names_the_field(self, offset: int, limit: int, field: str):
+        """check_window() raises OutOfRange naming offset or limit."""
+        with pytest.raises(OutOfRange) as caught:
+            check_window(offset, limit)
+
+        assert field == caught.value.field
+
+    def test_a_bad_window_is_refused_before_an_unknown_filter(self, ws: Workspace):
+        """appointments.list(limit=0, service_id=<unknown>) raises OutOfRange, not NotFound."""
+        with pytest.raises(OutOfRange) as caught:
+            ws.appointments.list(service_id="no-such-service", limit=0)
+
+        assert "limit" == caught.value.field
+
+    def test_email_filters_ignore_surrounding_space_and_case(
+        self, ws: Workspace, location: Location
+    ):
+        """customers.list(email=" ANN@x.org ") finds ann@x.org; the page holds it and counts 1."""
+        ws.customers.create(first_name="Ann", email="ann@example.org")
+        ws.customers.create(first_name="Bob", email="bob@example.org")
+
+        page = ws.customers.list(email="  ANN@Example.org ")
+
+        assert (["Ann"], 1) == ([c.first_name for c in page.data], page.total)

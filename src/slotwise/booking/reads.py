@@ -21,7 +21,8 @@ from slotwise.model import (
 )
 from slotwise.model._checks import to_enum
 from slotwise.operations._boundary import operations
-from slotwise.paging import DEFAULT_LIMIT, Page, paginate
+from slotwise.paging import DEFAULT_LIMIT, Page, check_window, stored_page
+from slotwise.storage.listing import ListQuery, fold
 
 from .checks import (
     BookingChecks,
@@ -79,7 +80,15 @@ class AppointmentReads(BookingChecks):
             OutOfRange: for an invalid *offset* or *limit*.
         """
         ctx = self._ctx
+        check_window(offset, limit)
         wanted = None if status is None else to_enum(AppointmentStatus, status, field="status")
+        equal: dict[str, str | None] = {}
+        if service_id is not None:
+            equal["service_id"] = service_id
+        if customer_id is not None:
+            equal["customer_id"] = customer_id
+        if wanted is not None:
+            equal["status"] = wanted.value
         with ctx.store.read() as reader:
             location = ctx.location(reader, location_id)
             if service_id is not None:
@@ -88,19 +97,23 @@ class AppointmentReads(BookingChecks):
                 ctx.owned(reader, Resource, resource_id, field="resource_id")
             if customer_id is not None:
                 ctx.owned(reader, Customer, customer_id, field="customer_id")
-            found = reader.find(Appointment, company_id=ctx.company_id, location_id=location.id)
-        if email is not None:
-            address = email.strip().casefold()
-            found = [a for a in found if a.email is not None and a.email.casefold() == address]
-        if service_id is not None:
-            found = [a for a in found if a.service_id == service_id]
-        if resource_id is not None:
-            found = [a for a in found if resource_id in a.resource_ids]
-        if customer_id is not None:
-            found = [a for a in found if a.customer_id == customer_id]
-        if wanted is not None:
-            found = [a for a in found if a.status is wanted]
-        return paginate(found, url="/consumer/v1/appointments", offset=offset, limit=limit)
+            query = ListQuery(
+                company_id=ctx.company_id,
+                location_id=location.id,
+                equal=equal,
+                contains={} if resource_id is None else {"resource_ids": resource_id},
+                folded={} if email is None else {"email": fold(email)},
+                offset=offset,
+                limit=limit,
+            )
+            listed = reader.page(Appointment, query)
+        return stored_page(
+            listed.records,
+            listed.total,
+            url="/consumer/v1/appointments",
+            offset=offset,
+            limit=limit,
+        )
 
     def history(self, appointment_id: str, /) -> builtins.list[AuditEntry]:
         """

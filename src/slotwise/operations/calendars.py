@@ -15,7 +15,8 @@ import attrs
 from slotwise.model import Block, BlockTarget, Calendar, WeeklyHours
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
-from slotwise.paging import DEFAULT_LIMIT, Page, paginate
+from slotwise.paging import DEFAULT_LIMIT, Page, check_window, stored_page
+from slotwise.storage.listing import ListQuery
 
 from .windows import (
     TargetWindows,
@@ -123,10 +124,16 @@ class CalendarOperations:
             OutOfRange: when *offset* or *limit* is outside its range (decision 31).
         """
         ctx = self._ctx
+        check_window(offset, limit)
         with ctx.store.read() as reader:
             location = ctx.location(reader, location_id)
-            calendars = reader.find(Calendar, company_id=ctx.company_id, location_id=location.id)
-        return paginate(calendars, url="/setup/v1/calendars", offset=offset, limit=limit)
+            query = ListQuery(
+                company_id=ctx.company_id, location_id=location.id, offset=offset, limit=limit
+            )
+            listed = reader.page(Calendar, query)
+        return stored_page(
+            listed.records, listed.total, url="/setup/v1/calendars", offset=offset, limit=limit
+        )
 
     def update(self, calendar_id: str, /, **changes: Unpack[CalendarChanges]) -> Calendar:
         """

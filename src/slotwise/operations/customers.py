@@ -19,7 +19,8 @@ from slotwise.errors import DuplicateRecord, FieldRequired, InvalidFormat
 from slotwise.model import Address, Company, Customer, CustomerKind, Subscription, Trigger
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
-from slotwise.paging import DEFAULT_LIMIT, Page, paginate
+from slotwise.paging import DEFAULT_LIMIT, Page, check_window, paginate, stored_page
+from slotwise.storage.listing import ListQuery, fold
 from slotwise.storage.outbox import append_event, customer_data
 from slotwise.storage.protocol import Reader, Transaction
 
@@ -241,22 +242,33 @@ class CustomerOperations:
         Raises:
             OutOfRange: for an invalid *offset* or *limit*.
         """
+        url = "/consumer/v1/customers"
+        check_window(offset, limit)
+        folded = {} if email is None else {"email": fold(email)}
+        if name is None:
+            query = ListQuery(
+                company_id=self._ctx.company_id, folded=folded, offset=offset, limit=limit
+            )
+            with self._ctx.store.read() as reader:
+                listed = reader.page(Customer, query)
+            return stored_page(listed.records, listed.total, url=url, offset=offset, limit=limit)
+        # A name is searched inside three fields, which no store index answers: read the
+        # company's customers (those with the address, when one is given) and match here.
+        every = ListQuery(company_id=self._ctx.company_id, folded=folded, limit=_EVERY)
         with self._ctx.store.read() as reader:
-            customers = reader.find(Customer, company_id=self._ctx.company_id)
-        if email is not None:
-            wanted = email.strip().casefold()
-            customers = [
-                c for c in customers if c.email is not None and c.email.casefold() == wanted
-            ]
-        if name is not None:
-            needle = name.casefold()
-            customers = [c for c in customers if needle in _name_text(c)]
-        return paginate(customers, url="/consumer/v1/customers", offset=offset, limit=limit)
+            customers = reader.page(Customer, every).records
+        needle = name.casefold()
+        found = [c for c in customers if needle in _name_text(c)]
+        return paginate(found, url=url, offset=offset, limit=limit)
 
     def find_by_email(self, email: str, /) -> Customer | None:
         """Return the company's customer with *email* (ignoring case), or ``None``."""
         with self._ctx.store.read() as reader:
             return find_customer_by_email(reader, company_id=self._ctx.company_id, email=email)
+
+
+_EVERY = 2**31 - 1
+"""A list read's limit that takes every match (a company's customers, for a name search)."""
 
 
 def _name_text(customer: Customer) -> str:
@@ -324,15 +336,19 @@ class SubscriptionOperations:
             OutOfRange: for an invalid *offset* or *limit*.
         """
         ctx = self._ctx
+        check_window(offset, limit)
         with ctx.store.read() as reader:
             customer = ctx.owned(reader, Customer, customer_id, field="customer_id")
-            subscriptions = [
-                subscription
-                for subscription in reader.find(Subscription, company_id=ctx.company_id)
-                if subscription.customer_id == customer.id
-            ]
-        return paginate(
-            subscriptions,
+            query = ListQuery(
+                company_id=ctx.company_id,
+                equal={"customer_id": customer.id},
+                offset=offset,
+                limit=limit,
+            )
+            listed = reader.page(Subscription, query)
+        return stored_page(
+            listed.records,
+            listed.total,
             url=f"/consumer/v1/customers/{customer.id}/subscriptions",
             offset=offset,
             limit=limit,

@@ -29,12 +29,63 @@ from slotwise.model import (
     QueuedReminder,
     Record,
 )
+from slotwise.storage.listing import Listed, ListQuery, fold
 from slotwise.storage.protocol import R
 
 __all__ = ["MemoryStore"]
 
 _Window = Block | Allocation
 K = TypeVar("K", bound=tuple[Any, ...])
+# A list index: (kind, company id, field, value) -> sorted [(creation sequence, id)]; field None
+# (and value None) is the company's whole list.
+_ListKey = tuple[type[Any], str, str | None, object]
+_EMPTY: list[tuple[int, str]] = []
+
+
+def _list_keys(record: Any) -> set[tuple[str | None, object]]:
+    """Return the (field, value) list indexes *record* belongs to (see ``ListQuery``)."""
+    keys: set[tuple[str | None, object]] = {(None, None)}
+    if hasattr(record, "location_id"):
+        keys.add(("location_id", record.location_id))
+    if isinstance(record, Appointment):
+        keys.add(("service_id", record.service_id))
+        keys.add(("customer_id", record.customer_id))
+        keys.add(("status", record.status.value))
+        keys.update(("resource_ids", resource_id) for resource_id in record.resource_ids)
+    if isinstance(record, Appointment | Customer) and record.email is not None:
+        keys.add(("email", fold(record.email)))
+    return keys
+
+
+def _query_keys(kind: type[Any], query: ListQuery) -> tuple[list[tuple[str | None, object]], bool]:
+    """
+    Return the list indexes that hold every match of *query*, and whether one of them holds
+    exactly the matches (so a page is a slice of it).
+    """
+    keys: list[tuple[str | None, object]] = []
+    unindexed = False
+    if query.location_id is not None:
+        keys.append(("location_id", query.location_id))
+    if kind is Appointment:
+        for name, value in query.equal.items():
+            if name in {"service_id", "customer_id", "status"}:
+                keys.append((name, value))
+            else:
+                unindexed = True
+        for name, member in query.contains.items():
+            if name == "resource_ids":
+                keys.append((name, member))
+            else:
+                unindexed = True
+    else:
+        unindexed = bool(query.equal or query.contains)
+    for name, text in query.folded.items():
+        if name == "email" and kind in (Appointment, Customer):
+            keys.append((name, text))
+        else:
+            unindexed = True
+    exact = not unindexed and len(keys) <= 1
+    return keys or [(None, None)], exact
 
 
 class _FeedIndex(Generic[K]):
@@ -155,6 +206,7 @@ class MemoryStore:
         self._due: list[tuple[datetime, int, str]] = []
         self._unsent: _FeedIndex[tuple[datetime, str]] = _FeedIndex()
         self._event_sequence = itertools.count(1)
+        self._lists: dict[_ListKey, list[tuple[int, str]]] = {}
 
     def __repr__(self) -> str:
         return "MemoryStore()"
@@ -197,15 +249,54 @@ class MemoryStore:
         if old is not None:
             self._unindex(old)
             sequence = self._created[kind][record.id]
+            # An update moves the record only between the list indexes whose value changed
+            # (all of them when its company changed: every index is per company).
+            old_keys, new_keys = _list_keys(old), _list_keys(record)
+            if old.company_id == record.company_id:
+                old_keys, new_keys = old_keys - new_keys, new_keys - old_keys
+            self._relist(old, sequence, leave=old_keys)
+            self._relist(record, sequence, join=new_keys)
         else:
             sequence = self._created[kind][record.id] = next(self._creation)
+            self._relist(record, sequence, join=_list_keys(record))
         table[record.id] = record
         self._index(record, sequence)
 
     def _remove(self, kind: type[Any], record_id: str) -> tuple[Any, int]:
         record = self._table(kind).pop(record_id)
         self._unindex(record)
-        return record, self._created[kind].pop(record_id)
+        sequence = self._created[kind].pop(record_id)
+        self._relist(record, sequence, leave=_list_keys(record))
+        return record, sequence
+
+    def _relist(
+        self,
+        record: Record,
+        sequence: int,
+        *,
+        join: Collection[tuple[str | None, object]] = (),
+        leave: Collection[tuple[str | None, object]] = (),
+    ) -> None:
+        kind, company_id, entry = type(record), record.company_id, (sequence, record.id)
+        for name, value in join:
+            entries = self._lists.setdefault((kind, company_id, name, value), [])
+            if not entries or entries[-1] < entry:
+                entries.append(entry)  # the usual case: a new record, the newest of its lists
+            else:
+                bisect.insort(entries, entry)
+        for name, value in leave:
+            key = (kind, company_id, name, value)
+            entries = self._lists[key]
+            index = bisect.bisect_left(entries, entry)
+            if index < len(entries) and entries[index] == entry:
+                del entries[index]
+            if not entries:
+                del self._lists[key]
+
+    def _listed(
+        self, kind: type[Any], company_id: str, name: str | None, value: object
+    ) -> list[tuple[int, str]]:
+        return self._lists.get((kind, company_id, name, value), _EMPTY)
 
     def _restore(self, record: Record, sequence: int) -> None:
         kind = type(record)
@@ -218,6 +309,7 @@ class MemoryStore:
             items = sorted(table.items(), key=lambda item: created[item[0]])
             table.clear()
             table.update(items)
+        self._relist(record, sequence, join=_list_keys(record))
         self._index(record, sequence)
 
     def _index(self, record: Record, sequence: int) -> None:
@@ -335,12 +427,39 @@ class _MemoryReader:
     def find(
         self, kind: type[R], /, *, company_id: str | None, location_id: str | None = None
     ) -> list[R]:
-        records: list[Any] = list(self._store._table(kind).values())
-        if company_id is not None:
-            records = [record for record in records if record.company_id == company_id]
-        if location_id is not None:
-            records = [record for record in records if record.location_id == location_id]
-        return records
+        store = self._store
+        table = store._table(kind)
+        if company_id is None:
+            records: list[Any] = list(table.values())
+            if location_id is not None:
+                records = [record for record in records if record.location_id == location_id]
+            return records
+        if location_id is None:
+            entries = store._listed(kind, company_id, None, None)
+        else:
+            entries = store._listed(kind, company_id, "location_id", location_id)
+        return [table[record_id] for _, record_id in entries]
+
+    def page(self, kind: type[R], query: ListQuery, /) -> Listed[R]:
+        store = self._store
+        table = store._table(kind)
+        keys, exact = _query_keys(kind, query)
+        # The shortest index holding every match bounds the work; the others are checked.
+        entries = min(
+            (store._listed(kind, query.company_id, name, value) for name, value in keys), key=len
+        )
+        first, last = query.offset, query.offset + query.limit
+        if exact:
+            return Listed([table[record_id] for _, record_id in entries[first:last]], len(entries))
+        found: list[Any] = []
+        total = 0
+        for _, record_id in entries:
+            record = table[record_id]
+            if query.matches(record):
+                if first <= total < last:
+                    found.append(record)
+                total += 1
+        return Listed(found, total)
 
     def blocks_touching(
         self, *, target_ids: Collection[str], first: date, last: date

@@ -25,6 +25,7 @@ from slotwise.model import (
     QueuedReminder,
     Record,
 )
+from slotwise.storage.listing import Listed, ListQuery
 
 __all__ = ["R", "Reader", "Store", "Transaction"]
 
@@ -61,6 +62,24 @@ class Reader(Protocol):
         for kinds without a ``location_id`` (companies, locations, customers, subscriptions).
         An update keeps a record's position; a delete removes it, and inserting its id again
         makes a new record, placed last.
+        """
+        ...
+
+    def page(self, kind: type[R], query: ListQuery, /) -> Listed[R]:
+        """
+        Return one page of the records of *kind* that *query* selects, and their total.
+
+        The page holds the matching records (:meth:`ListQuery.matches`) in creation order, as
+        :meth:`find` orders them, from ``query.offset``, at most ``query.limit`` of them;
+        ``total`` counts every match. An *offset* past the end gives an empty page and the
+        total. Filters name record fields; a store must answer any filter of the vocabulary
+        (``equal``, ``contains``, ``folded``) on any field, and must answer these ones without
+        reading the records outside the page (indexes, or one ``SELECT ... LIMIT`` and one
+        ``COUNT``): for appointments at one location, ``service_id``, ``customer_id``,
+        ``status`` (equal), ``resource_ids`` (contains) and ``email`` (folded); for customers,
+        ``email`` (folded); for every kind, the company and the location.
+
+        .. versionadded:: 0.1
         """
         ...
 

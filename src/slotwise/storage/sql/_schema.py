@@ -76,7 +76,7 @@ __all__ = [
     "spans",
 ]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """The layout this module creates; stored in ``slotwise_schema_version`` (see docs/sql.md)."""
 
 KEY_LENGTH = 255
@@ -216,8 +216,18 @@ RECORD_TABLES: dict[type[Any], Table] = {
         # hold_expires_at of an IN appointment, NULL otherwise: the expired-holds feed is a
         # range read of this index and never meets booked or cancelled history.
         Column("hold_until", Instant(), nullable=True),
+        # Schema version 5, the list read's filters (NULL only in rows a version 4 upgrade
+        # has not reached yet): the service, the status code, the folded e-mail address.
+        Column("service_id", _key(), nullable=True),
+        Column("status", String(2), nullable=True),
+        Column("email_key", _key(), nullable=True),
         indexes={
             "start": ("location_id", "start_at"),
+            # The list read (version 5): with the company first, a count is an index-only scan.
+            "listing": ("company_id", "location_id", "seq"),
+            "service": ("company_id", "location_id", "service_id", "seq"),
+            "status": ("company_id", "location_id", "status", "seq"),
+            "email": ("company_id", "location_id", "email_key", "seq"),
             "customer": ("customer_id", "seq"),
             "idempotency": ("company_id", "idempotency_key"),
             "hold": ("hold_until", "id"),
@@ -358,6 +368,9 @@ def _appointment_values(record: Appointment) -> dict[str, Any]:
             None if record.idempotency_key is None else lookup_key(record.idempotency_key)
         ),
         "hold_until": record.hold_expires_at if held else None,
+        "service_id": record.service_id,
+        "status": record.status.value,
+        "email_key": None if record.email is None else email_key(record.email),
     }
 
 

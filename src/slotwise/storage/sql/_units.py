@@ -42,6 +42,7 @@ from slotwise.model import (
     QueuedReminder,
     Record,
 )
+from slotwise.storage.listing import Listed, ListQuery
 from slotwise.storage.protocol import R
 
 from ._codec import decode, encode
@@ -194,6 +195,74 @@ _FEEDS: dict[tuple[str, bool, bool], Any] = {
     for company in (False, True)
     for located in (False, True)
 }
+# The list read's filters with a column (or a link table) to answer them; any other filter is
+# answered by matching the documents of the rows the columns select.
+_LIST_COLUMNS: dict[tuple[type[Any], str, str], str] = {
+    (Appointment, "equal", "service_id"): "service_id",
+    (Appointment, "equal", "customer_id"): "customer_id",
+    (Appointment, "equal", "status"): "status",
+    (Appointment, "folded", "email"): "email_key",
+    (Customer, "folded", "email"): "email_key",
+}
+_LIST_STATEMENTS: dict[tuple[Any, ...], tuple[Any, Any, Any]] = {}
+
+
+def _list_shape(kind: type[Any], query: ListQuery) -> tuple[tuple[Any, ...], dict[str, Any], bool]:
+    """
+    Return the shape of *query*'s statements (their cache key), their parameters, and whether
+    some filter has no column (so the documents must be matched in Python).
+    """
+    shape: list[Any] = [kind, query.location_id is not None]
+    parameters: dict[str, Any] = {"company_id": query.company_id, "location_id": query.location_id}
+    residual = False
+    for family, filters in (("equal", query.equal), ("folded", query.folded)):
+        for name, value in filters.items():
+            column = _LIST_COLUMNS.get((kind, family, name))
+            if column is None:
+                residual = True
+            elif value is None:
+                shape.append((column, None))
+            else:
+                shape.append((column, "value"))
+                parameters[f"filter_{column}"] = (
+                    lookup_key(str(value)) if family == "folded" else value
+                )
+    for name, member in query.contains.items():
+        if kind is Appointment and name == "resource_ids":
+            shape.append(("resource", "value"))
+            parameters["filter_resource"] = member
+        else:
+            residual = True
+    return tuple(shape), parameters, residual
+
+
+def _list_statements(shape: tuple[Any, ...]) -> tuple[Any, Any, Any]:
+    """The statements of one shape, built once: every row, one page of rows, the count."""
+    built = _LIST_STATEMENTS.get(shape)
+    if built is not None:
+        return built
+    kind, located, *filters = shape
+    table = RECORD_TABLES[kind]
+    conditions = [table.c.company_id == bindparam("company_id")]
+    if located:
+        conditions.append(table.c.location_id == bindparam("location_id"))
+    for column, value in filters:
+        if column == "resource":
+            taking = select(_LINK.c.appointment_id).where(
+                _LINK.c.resource_id == bindparam("filter_resource")
+            )
+            conditions.append(table.c.id.in_(taking))
+        elif value is None:
+            conditions.append(table.c[column].is_(None))
+        else:
+            conditions.append(table.c[column] == bindparam(f"filter_{column}"))
+    rows = select(table.c.doc).where(*conditions).order_by(table.c.seq)
+    window = rows.offset(bindparam("offset")).limit(bindparam("limit"))
+    count = select(func.count()).select_from(table).where(*conditions)
+    built = _LIST_STATEMENTS[shape] = (rows, window, count)
+    return built
+
+
 _UNLINK = delete(_LINK).where(_LINK.c.appointment_id == bindparam("record_id"))
 _LINK_ROWS = insert(_LINK)
 
@@ -243,6 +312,23 @@ class SQLReader:
         key = f"find{int(company_id is not None)}{int(location_id is not None)}"
         parameters = {"company_id": company_id, "location_id": location_id}
         return self._records(kind, statements[key], parameters)
+
+    def page(self, kind: type[R], query: ListQuery, /) -> Listed[R]:
+        self._statements(kind)  # refuses a kind that is not a record kind
+        if query.location_id is not None and "location_id" not in RECORD_TABLES[kind].c:
+            raise StoreError(f"{kind.__name__} records have no location_id to filter on")
+        shape, parameters, residual = _list_shape(kind, query)
+        rows, window, count = _list_statements(shape)
+        first, last = query.offset, query.offset + query.limit
+        if residual:
+            # A filter without a column: match the documents the columns select.
+            matching = [r for r in self._records(kind, rows, parameters) if query.matches(r)]
+            return Listed(matching[first:last], len(matching))
+        total = int(self._rows(count, parameters)[0][0])
+        if total <= first:
+            return Listed([], total)
+        parameters.update(offset=first, limit=query.limit)
+        return Listed(self._records(kind, window, parameters), total)
 
     def blocks_touching(
         self, *, target_ids: Collection[str], first: date, last: date

@@ -18,7 +18,7 @@ from sqlalchemy.schema import CreateColumn
 from slotwise.model import ApiToken, Appointment, OutboxEvent, QueuedReminder
 
 from ._codec import decode, encode
-from ._schema import RECORD_TABLES
+from ._schema import RECORD_TABLES, email_key
 
 __all__ = ["UPGRADES", "Upgrade", "event_location"]
 
@@ -134,7 +134,46 @@ def _version_3_to_4(conn: Connection, schema: str | None) -> None:
     _add_indexes(conn, events, schema)
 
 
+def _version_4_to_5(conn: Connection, schema: str | None) -> None:
+    """
+    The list read filters appointments in SQL: ``service_id``, ``status`` and ``email_key``.
+
+    The columns are filled from each appointment's document, in batches, then indexed.
+    """
+    table = RECORD_TABLES[Appointment]
+    for column in ("service_id", "status", "email_key"):
+        _add_column(conn, table, column, schema)
+    after = 0
+    while True:
+        rows = conn.execute(
+            select(table.c.seq, table.c.doc)
+            .where(table.c.seq > after, table.c.status.is_(None))
+            .order_by(table.c.seq)
+            .limit(_BATCH)
+        ).all()
+        for seq, document in rows:
+            appointment = decode(Appointment, document)
+            conn.execute(
+                update(table)
+                .where(table.c.seq == seq)
+                .values(
+                    service_id=appointment.service_id,
+                    status=appointment.status.value,
+                    email_key=None if appointment.email is None else email_key(appointment.email),
+                )
+            )
+        if len(rows) < _BATCH:
+            break
+        after = rows[-1][0]
+    _add_indexes(conn, table, schema)
+
+
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
-UPGRADES: dict[int, Upgrade] = {1: _version_1_to_2, 2: _version_2_to_3, 3: _version_3_to_4}
+UPGRADES: dict[int, Upgrade] = {
+    1: _version_1_to_2,
+    2: _version_2_to_3,
+    3: _version_3_to_4,
+    4: _version_4_to_5,
+}
 """``UPGRADES[n]`` moves a schema from version *n* to *n* + 1."""

@@ -15,7 +15,8 @@ plain ``assert`` with messages (pytest does not rewrite asserts in installed pac
 small local ``_raises`` context manager.
 
 The contract is composed of parts, one per concern, so the part a failing test belongs to reads
-on its own: :class:`RecordContract` (round trips, write errors, ``find``),
+on its own: :class:`RecordContract` (round trips, write errors, ``find``), :class:`ListContract` (the list
+read ``page``: filters, order, paging),
 :class:`WindowContract` (blocks and allocations), :class:`AppointmentRangeContract`,
 :class:`LookupContract` (keys, customers, holds), :class:`FeedContract` (outbox, reminders,
 audit), :class:`DeliveryContract` (claiming events for delivery), :class:`UnitOfWorkContract`, :class:`ConcurrencyContract` and
@@ -29,6 +30,7 @@ from .appointments import AppointmentRangeContract
 from .concurrency import ConcurrencyContract
 from .deliveries import DeliveryContract
 from .feeds import FeedContract
+from .lists import ListContract
 from .lookups import LookupContract
 from .records import RecordContract
 from .refusals import RefusalContract
@@ -41,6 +43,7 @@ __all__ = [
     "ContractBase",
     "DeliveryContract",
     "FeedContract",
+    "ListContract",
     "LookupContract",
     "RecordContract",
     "RefusalContract",
@@ -52,6 +55,7 @@ __all__ = [
 
 class StoreContract(
     RecordContract,
+    ListContract,
     WindowContract,
     AppointmentRangeContract,
     LookupContract,

@@ -254,15 +254,15 @@ def _appointment(
     **changes: Any,
 ) -> Appointment:
     """Return a booked appointment at *location_id* (company and service follow from it)."""
+    fields: dict[str, Any] = {"service_id": _SERVICE_OF[location_id], **changes}
     return sample_appointment(
         id=record_id,
         company_id=_COMPANY_OF[location_id],
         location_id=location_id,
-        service_id=_SERVICE_OF[location_id],
         start=start,
         end=end,
         resource_ids=tuple(resource_ids),
-        **changes,
+        **fields,
     )
 
 

@@ -1,0 +1,108 @@
+"""
+One page of a list, read by the store: what to select (:class:`ListQuery`) and what comes back
+(:class:`Listed`).
+
+A list operation asks the store for one page and the number of matches instead of reading every
+record and slicing, so a SQL store answers with one indexed ``SELECT ... LIMIT`` and one
+``COUNT``, and ``MemoryStore`` from sorted indexes. :meth:`ListQuery.matches` is the reference
+meaning of a query: a store may answer any way it likes as long as it returns exactly the
+matching records, in creation order, from *offset*, at most *limit* of them.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from typing import Any, Generic, TypeVar
+
+import attrs
+
+from slotwise.errors import OutOfRange
+
+__all__ = ["ListQuery", "Listed", "fold"]
+
+FilterValue = str | bool | None
+T = TypeVar("T")
+
+
+def fold(text: str) -> str:
+    """Return *text* as ``folded`` filters compare it: stripped of surrounding space, case-folded."""
+    return text.strip().casefold()
+
+
+def _offset(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise OutOfRange(field=attribute.name, allowed="at least 0", requested=value)
+
+
+def _limit(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise OutOfRange(field=attribute.name, allowed="at least 1", requested=value)
+
+
+def _frozen_mapping(value: Mapping[str, Any]) -> Mapping[str, Any]:
+    return dict(sorted(value.items()))
+
+
+@attrs.frozen(kw_only=True)
+class ListQuery:
+    """
+    Which records of one company a list read selects, and which page of them.
+
+    A record matches when its ``company_id`` is *company_id*, its ``location_id`` is
+    *location_id* (when given), and every filter holds:
+
+    - ``equal``: ``{field: value}``, the record's field equals the value (an enum field by its
+      value, so ``{"status": "BK"}``);
+    - ``contains``: ``{field: member}``, the record's tuple field holds the member
+      (``{"resource_ids": "res-1"}``);
+    - ``folded``: ``{field: text}``, the record's text field is not ``None`` and equals the text
+      after :func:`fold` on both sides (*text* is given folded).
+
+    Matches are ordered by creation (first insert), as :meth:`Reader.find` orders them; the page
+    skips *offset* of them and holds at most *limit*.
+
+    .. versionadded:: 0.1
+    """
+
+    company_id: str
+    location_id: str | None = None
+    equal: Mapping[str, FilterValue] = attrs.field(factory=dict, converter=_frozen_mapping)
+    contains: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_mapping)
+    folded: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_mapping)
+    offset: int = attrs.field(default=0, validator=_offset)
+    limit: int = attrs.field(default=20, validator=_limit)
+
+    def matches(self, record: Any) -> bool:
+        """Tell whether *record* is one this query selects (its page position aside)."""
+        if record.company_id != self.company_id:
+            return False
+        if self.location_id is not None and record.location_id != self.location_id:
+            return False
+        for name, value in self.equal.items():
+            found = getattr(record, name)
+            if isinstance(found, enum.Enum):
+                found = found.value
+            if found != value:
+                return False
+        for name, member in self.contains.items():
+            if member not in getattr(record, name):
+                return False
+        for name, text in self.folded.items():
+            found = getattr(record, name)
+            if found is None or fold(found) != text:
+                return False
+        return True
+
+    @property
+    def filtered(self) -> bool:
+        """Tell whether any filter beyond company and location applies."""
+        return bool(self.equal or self.contains or self.folded)
+
+
+@attrs.frozen
+class Listed(Generic[T]):
+    """One page of a list read: the page's records and how many records match in all."""
+
+    records: list[T]
+    total: int
