@@ -69,6 +69,7 @@ from slotwise._time import (
 )
 from slotwise.rules.intervals import Interval, IntervalSet
 
+from ._collector import collector_paused
 from ._minutes import (
     Span,
     _ceil_minute,
@@ -99,6 +100,7 @@ __all__ = [
 ]
 
 
+@collector_paused()
 def available_times(snapshot: Snapshot, query: AvailabilityQuery, now: datetime) -> AvailableTimes:
     """
     Return the bookable slots of *query* (spec: GET /consumer/v1/availability/{serviceId}/...).
@@ -188,6 +190,7 @@ def bookable_at(
     ]
 
 
+@collector_paused()
 def day_availability(
     snapshot: Snapshot, query: AvailabilityQuery, now: datetime
 ) -> DayAvailability:
@@ -224,6 +227,7 @@ def day_availability(
     )
 
 
+@collector_paused()
 def unavailable_times(
     snapshot: Snapshot, query: AvailabilityQuery, now: datetime
 ) -> UnavailableTimes:
