@@ -20,7 +20,7 @@ import pytest
 from sqlalchemy import create_engine, event, inspect, select, text, update
 from sqlalchemy.exc import SQLAlchemyError
 
-from slotwise.errors import ConflictError, FieldTooLong, StoreError, StoreUnavailable
+from slotwise.errors import ConflictError, FieldTooLong, NotFound, StoreError, StoreUnavailable
 from slotwise.model import (
     ApiToken,
     Appointment,
@@ -587,6 +587,67 @@ class TestUpgradeFrom4:
         rows = _raw(sql_store, "SELECT id, service_id FROM slotwise_appointment ORDER BY id")
         assert 3 == len(rows)
         assert all(row[1] is not None for row in rows)
+
+
+class TestReadsOncePerUnit:
+    """A unit of work reads a record by id at most once; its own writes keep what it read current."""
+
+    @staticmethod
+    def _selects(store: SQLStore) -> list[str]:
+        """Start recording the SELECT statements *store* runs; return the list they go to."""
+        seen: list[str] = []
+
+        def record(conn: Any, cursor: Any, statement: str, *_args: Any) -> None:
+            if statement.lstrip().upper().startswith("SELECT") and "slotwise_company" in statement:
+                seen.append(statement)
+
+        event.listen(store.engine, "before_cursor_execute", record)
+        return seen
+
+    def test_a_second_get_reads_nothing(self, sql_store: SQLStore):
+        """get() twice in one unit: one SELECT; a new unit reads again."""
+        _insert(sql_store, sample_company(id="co"))
+        seen = self._selects(sql_store)
+
+        with sql_store.transaction() as tx:
+            first = tx.get(Company, "co")
+            second = tx.get(Company, "co")
+        with sql_store.read() as reader:
+            third = reader.get(Company, "co")
+
+        assert first == second == third
+        assert 2 == len(seen)
+
+    def test_writes_keep_what_the_unit_read_current(self, sql_store: SQLStore):
+        """After update the unit reads the new record, after delete none, after insert the new one."""
+        company = sample_company(id="co")
+        _insert(sql_store, company)
+        renamed = attrs.evolve(company, name="Renamed")
+
+        with sql_store.transaction() as tx:
+            tx.get(Company, "co")
+            tx.update(renamed)
+            after_update = tx.get(Company, "co")
+            tx.delete(Company, "co")
+            after_delete = tx.get(Company, "co")
+            tx.insert(company)
+            after_insert = tx.get(Company, "co")
+
+        assert (renamed, None, company) == (after_update, after_delete, after_insert)
+
+    def test_a_failed_update_leaves_no_stale_record(self, sql_store: SQLStore):
+        """An update of a record that is gone raises NotFound; the unit then reads None."""
+        company = sample_company(id="co")
+        _insert(sql_store, company)
+
+        with sql_store.transaction() as tx:
+            tx.get(Company, "co")
+            tx.delete(Company, "co")
+            with pytest.raises(NotFound):
+                tx.update(attrs.evolve(company, name="Renamed"))
+            found = tx.get(Company, "co")
+
+        assert found is None
 
 
 class TestStoredValues:

@@ -274,6 +274,10 @@ class SQLReader:
         self._store = store
         self._conn = conn
         self._failure: StoreError | None = None
+        # Records this unit of work read by id or wrote: a unit never reads one twice (a
+        # booking asks for its company three times). Records are frozen values, so sharing
+        # them is safe; the unit's own writes keep the entries current.
+        self._known: dict[tuple[type[Any], str], Any] = {}
 
     def _rows(self, statement: Any, parameters: dict[str, Any] | None = None) -> Sequence[Any]:
         try:
@@ -299,9 +303,15 @@ class SQLReader:
         return statements
 
     def get(self, kind: type[R], record_id: str, /) -> R | None:
+        known: R | None = self._known.get((kind, record_id))
+        if known is not None:
+            return known
         statement = self._statements(kind)["get"]
         found = self._records(kind, statement, {"record_id": record_id})
-        return found[0] if found else None
+        if not found:
+            return None
+        self._known[(kind, record_id)] = found[0]
+        return found[0]
 
     def find(
         self, kind: type[R], /, *, company_id: str | None, location_id: str | None = None
@@ -534,19 +544,23 @@ class SQLTransaction(SQLReader):
             raise DuplicateRecord(kind=kind.__name__, field="id", value=record.id)
         if isinstance(record, Appointment):
             self._link(record, replace=False)
+        self._known[(kind, record.id)] = record
 
     def update(self, record: Record, /) -> None:
         kind = type(record)
         statement = self._statements(kind)["update"]
         values = self._values(record)
         values["record_id"] = values.pop("id")
+        self._known.pop((kind, record.id), None)  # a failed update must not leave it stale
         if self._execute(statement, values).rowcount == 0:
             raise NotFound(kind=kind.__name__, record_id=record.id)
         if isinstance(record, Appointment):
             self._link(record, replace=True)
+        self._known[(kind, record.id)] = record
 
     def delete(self, kind: type[Record], record_id: str, /) -> None:
         statement = self._statements(kind)["delete"]
+        self._known.pop((kind, record_id), None)
         if self._execute(statement, {"record_id": record_id}).rowcount == 0:
             raise NotFound(kind=kind.__name__, record_id=record_id)
         if kind is Appointment:
