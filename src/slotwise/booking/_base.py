@@ -48,6 +48,7 @@ from slotwise.operations._context import Context
 from slotwise.operations.customers import (
     split_name,
 )
+from slotwise.operations.meetings import NoMeetingLinks
 from slotwise.storage.outbox import append_event, appointment_payload
 from slotwise.storage.protocol import Reader, Transaction
 
@@ -209,6 +210,10 @@ class AppointmentBase:
         ):
             return appointment
         ctx = self._ctx
+        if isinstance(ctx.meeting_links, NoMeetingLinks):
+            # The default provider makes no link: nothing to read (a unit of work, three round
+            # trips on a SQL store) and nothing to store.
+            return appointment
         with ctx.store.read() as reader:
             company = reader.get(Company, appointment.company_id)
         if company is None or company.meeting_webhook_url is None:
