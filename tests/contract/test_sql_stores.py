@@ -269,21 +269,23 @@ _LIST_INDEXES = (
     "ix_slotwise_appointment_service",
     "ix_slotwise_appointment_status",
     "ix_slotwise_appointment_email",
+    "ix_slotwise_outbox_event_listing",
 )
 
 
 def _drop_list_columns(conn: Any, store: SQLStore) -> None:
-    """Remove what schema version 5 added: the appointment columns of the list read."""
-    appointments = RECORD_TABLES[Appointment]
-    for index in appointments.indexes:
-        if index.name in _LIST_INDEXES:
-            index.drop(conn)
+    """Remove what schema version 5 added: the appointment and event columns of the list read."""
     preparer = conn.dialect.identifier_preparer
-    name = preparer.quote(appointments.name)
-    if store.schema is not None:
-        name = f"{preparer.quote_schema(store.schema)}.{name}"
-    for column in _LIST_COLUMNS:
-        conn.execute(text(f"ALTER TABLE {name} DROP COLUMN {column}"))
+    for kind, columns in ((Appointment, _LIST_COLUMNS), (OutboxEvent, ("delivery_status",))):
+        table = RECORD_TABLES[kind]
+        for index in table.indexes:
+            if index.name in _LIST_INDEXES:
+                index.drop(conn)
+        name = preparer.quote(table.name)
+        if store.schema is not None:
+            name = f"{preparer.quote_schema(store.schema)}.{name}"
+        for column in columns:
+            conn.execute(text(f"ALTER TABLE {name} DROP COLUMN {column}"))
 
 
 class TestUpgradeFrom1:
@@ -540,9 +542,18 @@ class TestUpgradeFrom4:
             )
         ]
 
+    @staticmethod
+    def _events() -> list[OutboxEvent]:
+        return [
+            sample_outbox_event(
+                id=f"ev-{n}", company_id="co", entity_id="e", sequence=n, delivered_at=delivered
+            )
+            for n, delivered in ((1, None), (2, START))
+        ]
+
     def test_version_4_is_upgraded_to_5(self, backend: Backend, sql_store: SQLStore):
         """create=True adds the columns, fills them from the documents, adds the indexes."""
-        _insert(sql_store, *_world(*self._appointments()))
+        _insert(sql_store, *_world(*self._appointments(), *self._events()))
         self._make_version_4(sql_store)
         with pytest.raises(StoreError, match="version 4"):
             backend.reopen(sql_store, create=False)
@@ -568,9 +579,16 @@ class TestUpgradeFrom4:
             ("apt-1", "CN", None),
             ("apt-2", "BK", "bob@example.com"),
         ] == [tuple(row) for row in rows]
+        statuses = _raw(sql_store, "SELECT id, delivery_status FROM slotwise_outbox_event")
+        assert {("ev-1", "pending"), ("ev-2", "delivered")} == {tuple(row) for row in statuses}
         with sql_store.engine.connect() as conn:
-            indexes = inspect(conn).get_indexes("slotwise_appointment", schema=sql_store.schema)
-        assert set(_LIST_INDEXES) <= {index["name"] for index in indexes}
+            inspector = inspect(conn)
+            indexes = {
+                index["name"]
+                for table in ("slotwise_appointment", "slotwise_outbox_event")
+                for index in inspector.get_indexes(table, schema=sql_store.schema)
+            }
+        assert set(_LIST_INDEXES) <= indexes
 
     def test_the_step_can_run_again(self, backend: Backend, sql_store: SQLStore):
         """Run twice, the step finds the columns filled and changes nothing."""

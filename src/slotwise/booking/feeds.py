@@ -29,7 +29,8 @@ from slotwise.model import (
 )
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
-from slotwise.paging import DEFAULT_LIMIT, Page, paginate
+from slotwise.paging import DEFAULT_LIMIT, Page, check_window, stored_page
+from slotwise.storage.listing import ListQuery
 from slotwise.storage.outbox import append_event, appointment_payload
 from slotwise.storage.protocol import Store, Transaction
 
@@ -153,6 +154,9 @@ class OutboxOperations:
         """
         List the principal's events with their delivery state, newest first (decision 38).
 
+        Newest first is the reverse of the order the store recorded them: events of units of
+        work committed at the same moment may stand in another order than their ``sequence``.
+
         Args:
             status: keep ``pending``, ``delivered`` or ``failed`` events only (failed: no
                 attempt left, or the URL answered 410; see ``last_status`` and ``last_error``).
@@ -165,17 +169,25 @@ class OutboxOperations:
         .. versionadded:: 0.1
         """
         ctx = self._ctx
-        with ctx.store.read() as reader:
-            events = reader.find(OutboxEvent, company_id=ctx.company_id)
+        check_window(offset, limit)
         allowed = ctx.location_ids
-        chosen = [
-            event
-            for event in events
-            if (allowed is None or event.location_id in allowed)
-            and (status is None or event.delivery_status == status)
-        ]
-        chosen.sort(key=lambda event: event.sequence, reverse=True)
-        return paginate(chosen, url="/setup/v1/webhooks/deliveries", offset=offset, limit=limit)
+        query = ListQuery(
+            company_id=ctx.company_id,
+            equal={} if status is None else {"delivery_status": status},
+            one_of={} if allowed is None else {"location_id": allowed},
+            newest_first=True,
+            offset=offset,
+            limit=limit,
+        )
+        with ctx.store.read() as reader:
+            listed = reader.page(OutboxEvent, query)
+        return stored_page(
+            listed.records,
+            listed.total,
+            url="/setup/v1/webhooks/deliveries",
+            offset=offset,
+            limit=limit,
+        )
 
     def redeliver(self, event_id: str, /) -> OutboxEvent:
         """

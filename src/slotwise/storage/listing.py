@@ -44,6 +44,10 @@ def _frozen_mapping(value: Mapping[str, Any]) -> Mapping[str, Any]:
     return dict(sorted(value.items()))
 
 
+def _frozen_choices(value: Mapping[str, Any]) -> Mapping[str, frozenset[FilterValue]]:
+    return {name: frozenset(choices) for name, choices in sorted(value.items())}
+
+
 @attrs.frozen(kw_only=True)
 class ListQuery:
     """
@@ -57,10 +61,13 @@ class ListQuery:
     - ``contains``: ``{field: member}``, the record's tuple field holds the member
       (``{"resource_ids": "res-1"}``);
     - ``folded``: ``{field: text}``, the record's text field is not ``None`` and equals the text
-      after :func:`fold` on both sides (*text* is given folded).
+      after :func:`fold` on both sides (*text* is given folded);
+    - ``one_of``: ``{field: values}``, the record's field is one of the values (an empty set
+      matches nothing): ``{"location_id": {"loc-1", "loc-2"}}``.
 
-    Matches are ordered by creation (first insert), as :meth:`Reader.find` orders them; the page
-    skips *offset* of them and holds at most *limit*.
+    Matches are ordered by creation (first insert), as :meth:`Reader.find` orders them, or the
+    newest first with *newest_first*; the page skips *offset* of them and holds at most
+    *limit*.
 
     .. versionadded:: 0.1
     """
@@ -70,6 +77,10 @@ class ListQuery:
     equal: Mapping[str, FilterValue] = attrs.field(factory=dict, converter=_frozen_mapping)
     contains: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_mapping)
     folded: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_mapping)
+    one_of: Mapping[str, frozenset[FilterValue]] = attrs.field(
+        factory=dict, converter=_frozen_choices
+    )
+    newest_first: bool = False
     offset: int = attrs.field(default=0, validator=_offset)
     limit: int = attrs.field(default=20, validator=_limit)
 
@@ -92,12 +103,18 @@ class ListQuery:
             found = getattr(record, name)
             if found is None or fold(found) != text:
                 return False
+        for name, choices in self.one_of.items():
+            found = getattr(record, name)
+            if isinstance(found, enum.Enum):
+                found = found.value
+            if found not in choices:
+                return False
         return True
 
     @property
     def filtered(self) -> bool:
         """Tell whether any filter beyond company and location applies."""
-        return bool(self.equal or self.contains or self.folded)
+        return bool(self.equal or self.contains or self.folded or self.one_of)
 
 
 @attrs.frozen

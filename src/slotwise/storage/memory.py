@@ -54,6 +54,8 @@ def _list_keys(record: Any) -> set[tuple[str | None, object]]:
         keys.update(("resource_ids", resource_id) for resource_id in record.resource_ids)
     if isinstance(record, Appointment | Customer) and record.email is not None:
         keys.add(("email", fold(record.email)))
+    if isinstance(record, OutboxEvent):
+        keys.add(("delivery_status", record.delivery_status))
     return keys
 
 
@@ -77,8 +79,20 @@ def _query_keys(kind: type[Any], query: ListQuery) -> tuple[list[tuple[str | Non
                 keys.append((name, member))
             else:
                 unindexed = True
+    elif kind is OutboxEvent:
+        for name, value in query.equal.items():
+            if name == "delivery_status":
+                keys.append((name, value))
+            else:
+                unindexed = True
+        unindexed = unindexed or bool(query.contains)
     else:
         unindexed = bool(query.equal or query.contains)
+    for name, choices in query.one_of.items():
+        if name == "location_id" and len(choices) == 1:
+            keys.append((name, next(iter(choices))))
+        else:
+            unindexed = True
     for name, text in query.folded.items():
         if name == "email" and kind in (Appointment, Customer):
             keys.append((name, text))
@@ -450,10 +464,15 @@ class _MemoryReader:
         )
         first, last = query.offset, query.offset + query.limit
         if exact:
-            return Listed([table[record_id] for _, record_id in entries[first:last]], len(entries))
+            size = len(entries)
+            if query.newest_first:
+                window = entries[max(size - last, 0) : max(size - first, 0)][::-1]
+            else:
+                window = entries[first:last]
+            return Listed([table[record_id] for _, record_id in window], size)
         found: list[Any] = []
         total = 0
-        for _, record_id in entries:
+        for _, record_id in reversed(entries) if query.newest_first else entries:
             record = table[record_id]
             if query.matches(record):
                 if first <= total < last:

@@ -261,7 +261,10 @@ RECORD_TABLES: dict[type[Any], Table] = {
         # delivered or failed) and until when a sender's lease holds.
         Column("due", Instant(), nullable=True),
         Column("lease_until", Instant(), nullable=True),
+        # Schema version 5, the list read: pending, delivered or failed (decision 38).
+        Column("delivery_status", String(16), nullable=True),
         indexes={
+            "listing": ("company_id", "delivery_status", "seq"),
             "due": ("due", "undelivered"),
             "undelivered": ("undelivered", "id"),
             "company_undelivered": ("company_id", "undelivered", "id"),
@@ -398,6 +401,7 @@ _EXTRA_VALUES: dict[type[Any], Callable[[Any], dict[str, Any]]] = {
         "undelivered": record.sequence if record.delivered_at is None else None,
         "due": record.due_at,
         "lease_until": record.lease_until,
+        "delivery_status": record.delivery_status,
     },
     ApiToken: lambda record: {"token_hash": record.token_hash},
 }

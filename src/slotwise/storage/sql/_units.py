@@ -203,6 +203,7 @@ _LIST_COLUMNS: dict[tuple[type[Any], str, str], str] = {
     (Appointment, "equal", "status"): "status",
     (Appointment, "folded", "email"): "email_key",
     (Customer, "folded", "email"): "email_key",
+    (OutboxEvent, "equal", "delivery_status"): "delivery_status",
 }
 _LIST_STATEMENTS: dict[tuple[Any, ...], tuple[Any, Any, Any]] = {}
 
@@ -233,6 +234,17 @@ def _list_shape(kind: type[Any], query: ListQuery) -> tuple[tuple[Any, ...], dic
             parameters["filter_resource"] = member
         else:
             residual = True
+    table = RECORD_TABLES[kind]
+    for name, choices in query.one_of.items():
+        column = (
+            "location_id" if name == "location_id" else _LIST_COLUMNS.get((kind, "equal", name))
+        )
+        if column is None or column not in table.c or None in choices:
+            residual = True
+        else:
+            shape.append((column, "choices"))
+            parameters[f"choices_{column}"] = sorted(str(choice) for choice in choices)
+    shape.append(("order", "newest" if query.newest_first else "oldest"))
     return tuple(shape), parameters, residual
 
 
@@ -246,8 +258,13 @@ def _list_statements(shape: tuple[Any, ...]) -> tuple[Any, Any, Any]:
     conditions = [table.c.company_id == bindparam("company_id")]
     if located:
         conditions.append(table.c.location_id == bindparam("location_id"))
+    newest = False
     for column, value in filters:
-        if column == "resource":
+        if column == "order":
+            newest = value == "newest"
+        elif value == "choices":
+            conditions.append(table.c[column].in_(bindparam(f"choices_{column}", expanding=True)))
+        elif column == "resource":
             taking = select(_LINK.c.appointment_id).where(
                 _LINK.c.resource_id == bindparam("filter_resource")
             )
@@ -256,7 +273,11 @@ def _list_statements(shape: tuple[Any, ...]) -> tuple[Any, Any, Any]:
             conditions.append(table.c[column].is_(None))
         else:
             conditions.append(table.c[column] == bindparam(f"filter_{column}"))
-    rows = select(table.c.doc).where(*conditions).order_by(table.c.seq)
+    rows = (
+        select(table.c.doc)
+        .where(*conditions)
+        .order_by(table.c.seq.desc() if newest else table.c.seq)
+    )
     window = rows.offset(bindparam("offset")).limit(bindparam("limit"))
     count = select(func.count()).select_from(table).where(*conditions)
     built = _LIST_STATEMENTS[shape] = (rows, window, count)
@@ -330,6 +351,8 @@ class SQLReader:
         shape, parameters, residual = _list_shape(kind, query)
         rows, window, count = _list_statements(shape)
         first, last = query.offset, query.offset + query.limit
+        if any(not choices for choices in query.one_of.values()):
+            return Listed([], 0)  # one of no values: nothing matches
         if residual:
             # A filter without a column: match the documents the columns select.
             matching = [r for r in self._records(kind, rows, parameters) if query.matches(r)]

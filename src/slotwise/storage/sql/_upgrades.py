@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
+from typing import Any
 
 import attrs
 from sqlalchemy import Connection, Table, inspect, select, text, update
@@ -134,38 +135,60 @@ def _version_3_to_4(conn: Connection, schema: str | None) -> None:
     _add_indexes(conn, events, schema)
 
 
-def _version_4_to_5(conn: Connection, schema: str | None) -> None:
-    """
-    The list read filters appointments in SQL: ``service_id``, ``status`` and ``email_key``.
-
-    The columns are filled from each appointment's document, in batches, then indexed.
-    """
-    table = RECORD_TABLES[Appointment]
-    for column in ("service_id", "status", "email_key"):
-        _add_column(conn, table, column, schema)
+def _fill_from_documents(
+    conn: Connection,
+    kind: type[Any],
+    empty: str,
+    values_of: Callable[[Any], dict[str, Any]],
+) -> None:
+    """Fill the columns *values_of* gives for every row of *kind* whose *empty* column is NULL."""
+    table = RECORD_TABLES[kind]
     after = 0
     while True:
         rows = conn.execute(
             select(table.c.seq, table.c.doc)
-            .where(table.c.seq > after, table.c.status.is_(None))
+            .where(table.c.seq > after, table.c[empty].is_(None))
             .order_by(table.c.seq)
             .limit(_BATCH)
         ).all()
         for seq, document in rows:
-            appointment = decode(Appointment, document)
-            conn.execute(
-                update(table)
-                .where(table.c.seq == seq)
-                .values(
-                    service_id=appointment.service_id,
-                    status=appointment.status.value,
-                    email_key=None if appointment.email is None else email_key(appointment.email),
-                )
-            )
+            values = values_of(decode(kind, document))
+            conn.execute(update(table).where(table.c.seq == seq).values(**values))
         if len(rows) < _BATCH:
-            break
+            return
         after = rows[-1][0]
-    _add_indexes(conn, table, schema)
+
+
+def _appointment_columns(appointment: Appointment) -> dict[str, Any]:
+    email = appointment.email
+    return {
+        "service_id": appointment.service_id,
+        "status": appointment.status.value,
+        "email_key": None if email is None else email_key(email),
+    }
+
+
+def _version_4_to_5(conn: Connection, schema: str | None) -> None:
+    """
+    The list read filters in SQL: appointments by ``service_id``, ``status`` and ``email_key``,
+    outbox events by ``delivery_status``.
+
+    The columns are filled from each record's document, in batches, then indexed.
+    """
+    appointments = RECORD_TABLES[Appointment]
+    for column in ("service_id", "status", "email_key"):
+        _add_column(conn, appointments, column, schema)
+    _fill_from_documents(conn, Appointment, "status", _appointment_columns)
+    _add_indexes(conn, appointments, schema)
+    events = RECORD_TABLES[OutboxEvent]
+    _add_column(conn, events, "delivery_status", schema)
+    _fill_from_documents(
+        conn,
+        OutboxEvent,
+        "delivery_status",
+        lambda event: {"delivery_status": event.delivery_status},
+    )
+    _add_indexes(conn, events, schema)
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -11,10 +11,18 @@ from typing import Any
 
 import attrs
 
-from slotwise.model import Appointment, AppointmentStatus, Customer, Location, Record, Service
+from slotwise.model import (
+    Appointment,
+    AppointmentStatus,
+    Customer,
+    Location,
+    OutboxEvent,
+    Record,
+    Service,
+)
 from slotwise.storage.listing import ListQuery
 from slotwise.storage.protocol import Reader
-from slotwise.testing.samples import sample_customer, sample_service
+from slotwise.testing.samples import sample_customer, sample_outbox_event, sample_service
 
 from ._base import ContractBase, _shows
 from ._world import (
@@ -96,6 +104,13 @@ def _queries() -> list[ListQuery]:
         # Filters without an index of their own (a store may match documents for them).
         {"equal": {"booked_by": "Front desk"}},
         {"equal": {"confirmed": False, "status": "IN"}},
+        {"one_of": {"location_id": {LOC_A1, LOC_A2}}},
+        {"one_of": {"location_id": {LOC_A2}}, "newest_first": True},
+        {"one_of": {"status": {"BK", "CN"}}, "equal": {"service_id": SVC_OTHER}},
+        {"one_of": {"customer_id": {"cus-1", None}}},
+        {"one_of": {"location_id": set()}},
+        {"newest_first": True},
+        {"newest_first": True, "contains": {"resource_ids": RES_2}},
     ]
     queries: list[ListQuery] = []
     for where, location_id, (offset, limit) in itertools.product(
@@ -110,6 +125,8 @@ def _queries() -> list[ListQuery]:
 def _expected(reader: Reader, kind: type[Any], query: ListQuery) -> tuple[list[str], int]:
     """The reference answer: find() in creation order, matches(), then the page's slice."""
     matching = [r.id for r in reader.find(kind, company_id=query.company_id) if query.matches(r)]
+    if query.newest_first:
+        matching.reverse()
     return matching[query.offset : query.offset + query.limit], len(matching)
 
 
@@ -217,6 +234,40 @@ class ListContract(ContractBase):
         assert (["apt-b"], 1) == ([a.id for a in appointments.records], appointments.total)
         assert (["cus-b"], 1) == ([c.id for c in customers.records], customers.total)
         assert ([], 0) == (none.records, none.total)
+
+    def test_events_by_delivery_status_newest_first(self) -> None:
+        """Outbox events page by delivery_status, newest first; a delivery moves an event."""
+        events = [
+            sample_outbox_event(
+                id=f"ev-{n}",
+                company_id=CO_A,
+                entity_id="e",
+                sequence=n,
+                location_id=LOC_A1 if n % 2 else LOC_A2,
+                delivered_at=_at(12) if n % 3 == 0 else None,
+            )
+            for n in range(1, 10)
+        ]
+        store = self._store(*_bare_world(), *events)
+        pending = ListQuery(
+            company_id=CO_A, equal={"delivery_status": "pending"}, newest_first=True, limit=4
+        )
+
+        with store.read() as reader:
+            before = self._page_ids(reader, OutboxEvent, pending)
+            at_a2 = self._page_ids(
+                reader,
+                OutboxEvent,
+                ListQuery(company_id=CO_A, one_of={"location_id": {LOC_A2}}, newest_first=True),
+            )
+        with store.transaction() as tx:
+            tx.update(attrs.evolve(events[7], delivered_at=_at(13)))  # ev-8 delivered
+        with store.read() as reader:
+            after = self._page_ids(reader, OutboxEvent, pending)
+
+        assert (["ev-8", "ev-7", "ev-5", "ev-4"], 6) == before
+        assert (["ev-8", "ev-6", "ev-4", "ev-2"], 4) == at_a2
+        assert (["ev-7", "ev-5", "ev-4", "ev-2"], 5) == after
 
     def test_every_kind_pages_by_company_and_location(self) -> None:
         """Kinds without filter columns page too: locations by company, services by location."""
