@@ -17,7 +17,8 @@ import attrs
 from slotwise.errors import NotFound
 from slotwise.model import Allocation, AllocationTarget, Block, BlockTarget, RepeatRule
 from slotwise.operations._context import Context
-from slotwise.paging import DEFAULT_LIMIT, Page, paginate
+from slotwise.paging import DEFAULT_LIMIT, Page, check_window, stored_page
+from slotwise.storage.listing import ListQuery
 from slotwise.storage.protocol import Reader
 
 __all__ = [
@@ -126,18 +127,24 @@ class TargetWindows:
     ) -> Page[W]:
         """Return the live blocks or allocations of one target, in creation order."""
         ctx, target = self.ctx, self._target(kind)
+        check_window(offset, limit)
+        equal: dict[str, str | bool | None] = {"target_id": target_id, "target": target.value}
+        if kind is Block:
+            equal["deleted"] = False
+        allowed = ctx.location_ids
+        query = ListQuery(
+            company_id=ctx.company_id,
+            equal=equal,
+            # A company-scoped service has windows at several locations: show only the
+            # principal's (decision 30).
+            one_of={} if allowed is None else {"location_id": allowed},
+            offset=offset,
+            limit=limit,
+        )
         with ctx.store.read() as reader:
-            windows = [
-                window
-                for window in reader.find(kind, company_id=ctx.company_id)
-                if window.target_id == target_id
-                and _visible(window, target)
-                # A company-scoped service has windows at several locations: show only the
-                # principal's (decision 30).
-                and ctx.principal.may_use_location(window.location_id)
-            ]
+            listed = reader.page(kind, query)
         url = (self.block_url if kind is Block else self.allocation_url).format(id=target_id)
-        return paginate(windows, url=url, offset=offset, limit=limit)
+        return stored_page(listed.records, listed.total, url=url, offset=offset, limit=limit)
 
     def update(
         self, kind: type[W], window_id: str, changes: WindowChanges | AllocationChanges

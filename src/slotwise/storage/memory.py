@@ -5,6 +5,7 @@ MemoryStore: the default store, in process memory, with no dependencies.
 from __future__ import annotations
 
 import bisect
+import enum
 import heapq
 import itertools
 import threading
@@ -42,20 +43,35 @@ _ListKey = tuple[type[Any], str, str | None, object]
 _EMPTY: list[tuple[int, str]] = []
 
 
+_INDEXED_EQUAL: dict[type[Any], tuple[str, ...]] = {
+    Appointment: ("service_id", "customer_id", "status"),
+    OutboxEvent: ("delivery_status",),
+    Block: ("target_id",),
+    Allocation: ("target_id",),
+}
+"""The fields each kind's ``equal`` filters are answered from an index for (besides location)."""
+_INDEXED_CONTAINS: dict[type[Any], tuple[str, ...]] = {Appointment: ("resource_ids",)}
+_INDEXED_FOLDED: dict[type[Any], tuple[str, ...]] = {Appointment: ("email",), Customer: ("email",)}
+
+
+def _value(record: Any, name: str) -> object:
+    found = getattr(record, name)
+    return found.value if isinstance(found, enum.Enum) else found
+
+
 def _list_keys(record: Any) -> set[tuple[str | None, object]]:
     """Return the (field, value) list indexes *record* belongs to (see ``ListQuery``)."""
+    kind = type(record)
     keys: set[tuple[str | None, object]] = {(None, None)}
     if hasattr(record, "location_id"):
         keys.add(("location_id", record.location_id))
-    if isinstance(record, Appointment):
-        keys.add(("service_id", record.service_id))
-        keys.add(("customer_id", record.customer_id))
-        keys.add(("status", record.status.value))
-        keys.update(("resource_ids", resource_id) for resource_id in record.resource_ids)
-    if isinstance(record, Appointment | Customer) and record.email is not None:
-        keys.add(("email", fold(record.email)))
-    if isinstance(record, OutboxEvent):
-        keys.add(("delivery_status", record.delivery_status))
+    keys.update((name, _value(record, name)) for name in _INDEXED_EQUAL.get(kind, ()))
+    for name in _INDEXED_CONTAINS.get(kind, ()):
+        keys.update((name, member) for member in getattr(record, name))
+    for name in _INDEXED_FOLDED.get(kind, ()):
+        text = getattr(record, name)
+        if text is not None:
+            keys.add((name, fold(text)))
     return keys
 
 
@@ -68,34 +84,19 @@ def _query_keys(kind: type[Any], query: ListQuery) -> tuple[list[tuple[str | Non
     unindexed = False
     if query.location_id is not None:
         keys.append(("location_id", query.location_id))
-    if kind is Appointment:
-        for name, value in query.equal.items():
-            if name in {"service_id", "customer_id", "status"}:
+    for filters, indexed in (
+        (query.equal, _INDEXED_EQUAL.get(kind, ())),
+        (query.contains, _INDEXED_CONTAINS.get(kind, ())),
+        (query.folded, _INDEXED_FOLDED.get(kind, ())),
+    ):
+        for name, value in filters.items():
+            if name in indexed:
                 keys.append((name, value))
             else:
                 unindexed = True
-        for name, member in query.contains.items():
-            if name == "resource_ids":
-                keys.append((name, member))
-            else:
-                unindexed = True
-    elif kind is OutboxEvent:
-        for name, value in query.equal.items():
-            if name == "delivery_status":
-                keys.append((name, value))
-            else:
-                unindexed = True
-        unindexed = unindexed or bool(query.contains)
-    else:
-        unindexed = bool(query.equal or query.contains)
     for name, choices in query.one_of.items():
         if name == "location_id" and len(choices) == 1:
             keys.append((name, next(iter(choices))))
-        else:
-            unindexed = True
-    for name, text in query.folded.items():
-        if name == "email" and kind in (Appointment, Customer):
-            keys.append((name, text))
         else:
             unindexed = True
     exact = not unindexed and len(keys) <= 1

@@ -204,6 +204,8 @@ _LIST_COLUMNS: dict[tuple[type[Any], str, str], str] = {
     (Appointment, "folded", "email"): "email_key",
     (Customer, "folded", "email"): "email_key",
     (OutboxEvent, "equal", "delivery_status"): "delivery_status",
+    (Block, "equal", "target_id"): "target_id",
+    (Allocation, "equal", "target_id"): "target_id",
 }
 _LIST_STATEMENTS: dict[tuple[Any, ...], tuple[Any, Any, Any]] = {}
 
