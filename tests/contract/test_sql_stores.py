@@ -28,9 +28,13 @@ from slotwise.model import (
     Company,
     Customer,
     OutboxEvent,
+    Resource,
+    Service,
     Trigger,
 )
 from slotwise.storage.listing import ListQuery
+from slotwise.storage.memory import MemoryStore
+from slotwise.storage.prefetch import prefetch
 from slotwise.storage.protocol import Store
 from slotwise.storage.sql import SCHEMA_VERSION, SQLStore
 from slotwise.storage.sql._schema import RECORD_TABLES, schema_version
@@ -666,6 +670,40 @@ class TestReadsOncePerUnit:
             found = tx.get(Company, "co")
 
         assert found is None
+
+
+class TestPrefetch:
+    """SQLStore.prefetch: several records by id in one statement, then get() reads nothing."""
+
+    def test_one_statement_reads_them_all(self, sql_store: SQLStore):
+        """Three records of three kinds: one SELECT; the gets after it run none; misses read None."""
+        _insert(sql_store, *_world())
+        statements: list[str] = []
+
+        def record(conn: Any, cursor: Any, statement: str, *_args: Any) -> None:
+            statements.append(statement)
+
+        with sql_store.transaction() as tx:
+            event.listen(sql_store.engine, "before_cursor_execute", record)
+            prefetch(
+                tx,
+                [(Company, "co"), (Service, "svc"), (Resource, "res"), (Customer, "nobody")],
+            )
+            read = [tx.get(Company, "co"), tx.get(Service, "svc"), tx.get(Resource, "res")]
+            prefetched = len(statements)
+            missing = tx.get(Customer, "nobody")
+            event.remove(sql_store.engine, "before_cursor_execute", record)
+
+        assert 1 == prefetched
+        assert ["co", "svc", "res"] == [found.id for found in read if found is not None]
+        assert missing is None
+
+    def test_prefetch_on_a_memory_store_does_nothing(self):
+        """Stores without the capability are left alone: prefetch() is a no-op for them."""
+        store = MemoryStore()
+        with store.transaction() as tx:
+            prefetch(tx, [(Company, "co"), (Service, None)])
+            assert tx.get(Company, "co") is None
 
 
 class TestStoredValues:

@@ -19,8 +19,11 @@ from slotwise.errors import (
 )
 from slotwise.model import (
     Appointment,
+    Calendar,
+    Company,
     Customer,
     LocationSettings,
+    Resource,
     Service,
     Trigger,
 )
@@ -30,6 +33,7 @@ from slotwise.operations.customers import (
     find_customer_by_email,
 )
 from slotwise.operations.locations import settings_in_force
+from slotwise.storage.prefetch import prefetch
 from slotwise.storage.protocol import Transaction
 
 from ._base import (
@@ -207,6 +211,16 @@ class AppointmentCreation(BookingChecks):
                 if existing is not None:
                     return existing
             location = ctx.location(tx, location_id)
+            prefetch(
+                tx,
+                [
+                    (Service, service_id),
+                    (Company, ctx.company_id),
+                    (Calendar, location.primary_calendar_id),
+                    (Customer, customer_id),
+                    *((Resource, resource_id) for resource_id in named),
+                ],
+            )
             service = ctx.owned(tx, Service, service_id, field="service_id")
             _usable_at(service, location)
             resources = self._resources(tx, named, location, service)

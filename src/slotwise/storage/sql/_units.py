@@ -18,8 +18,10 @@ from sqlalchemy import (
     delete,
     func,
     insert,
+    literal,
     or_,
     select,
+    union_all,
     update,
 )
 
@@ -286,6 +288,23 @@ def _list_statements(shape: tuple[Any, ...]) -> tuple[Any, Any, Any]:
     return built
 
 
+_PREFETCH_STATEMENTS: dict[tuple[type[Any], ...], Any] = {}
+
+
+def _prefetch_statement(kinds: tuple[type[Any], ...]) -> Any:
+    """One statement reading one record of each of *kinds* by id (``id_0``, ``id_1``, ...)."""
+    built = _PREFETCH_STATEMENTS.get(kinds)
+    if built is None:
+        parts = [
+            select(literal(position).label("position"), RECORD_TABLES[kind].c.doc).where(
+                RECORD_TABLES[kind].c.id == bindparam(f"id_{position}")
+            )
+            for position, kind in enumerate(kinds)
+        ]
+        built = _PREFETCH_STATEMENTS[kinds] = parts[0] if len(parts) == 1 else union_all(*parts)
+    return built
+
+
 _UNLINK = delete(_LINK).where(_LINK.c.appointment_id == bindparam("record_id"))
 _LINK_ROWS = insert(_LINK)
 
@@ -335,6 +354,34 @@ class SQLReader:
             return None
         self._known[(kind, record_id)] = found[0]
         return found[0]
+
+    def prefetch(self, wanted: Collection[tuple[type[Any], str]], /) -> None:
+        """
+        Read the records *wanted* names (kind, id) in one statement, for this unit's ``get()``.
+
+        An optional capability of this store (not part of the protocol): a unit of work that
+        knows what it will read asks for it at once, one round trip instead of one per record.
+        Records already read, and records that do not exist, cost nothing later either way.
+        """
+        missing = sorted(
+            {
+                (kind, record_id)
+                for kind, record_id in wanted
+                if (kind, record_id) not in self._known
+            },
+            key=lambda item: (item[0].__name__, item[1]),
+        )
+        if not missing:
+            return
+        for kind, _ in missing:
+            self._statements(kind)  # refuses a kind that is not a record kind
+        statement = _prefetch_statement(tuple(kind for kind, _ in missing))
+        parameters = {
+            f"id_{position}": record_id for position, (_, record_id) in enumerate(missing)
+        }
+        for position, document in self._rows(statement, parameters):
+            kind, record_id = missing[int(position)]
+            self._known[(kind, record_id)] = decode(kind, document)
 
     def find(
         self, kind: type[R], /, *, company_id: str | None, location_id: str | None = None
