@@ -4,7 +4,7 @@ Bookings per second, the availability query, and history flatness on every store
 Usage::
 
     python benchmarks/sql_stores.py [--stores memory sqlite postgresql mariadb]
-                                    [--figures bookings availability history]
+                                    [--figures bookings statements availability history]
                                     [--bookings N] [--processes P ...] [--scenario SCENARIO.json]
                                     [--repeat K] [--history H ...] [--batch B]
 
@@ -33,6 +33,11 @@ Figures, one JSON line each:
                   receiving the last one's "done". The memory store runs only in this process
                   (*P* = 1 only; processes cannot share it). Checked afterwards: the store holds
                   exactly N + P booked appointments.
+``statements``    ``{"figure": "statements", "store", "statements": N, "sql": [...]}`` (SQL stores
+                  only). The bookings' business; after its warm-up booking and one booking of the
+                  same resource, the statements one more booking of it sends, as a SQLAlchemy
+                  ``before_cursor_execute`` listener sees them (first 80 characters each, the
+                  run's schema name left out).
 ``availability``  ``{"figure": "availability", "store", "slots", "best_ms", "runs"}``. The
                   scenario of ``scenario.py`` (``--scenario`` FILE, or its default 20 resources
                   x 100 bookings x 30 days)
@@ -97,7 +102,7 @@ MARIADB_URL = os.environ.get(
     "SLOTWISE_TEST_MARIADB_URL", "mysql+pymysql://root@127.0.0.1:3306/test"
 )
 STORES = ("memory", "sqlite", "postgresql", "mariadb")
-FIGURES = ("bookings", "availability", "history")
+FIGURES = ("bookings", "statements", "availability", "history")
 
 NOW = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 FIRST_SLOT = datetime(2026, 1, 6, 5, 0, tzinfo=UTC)  # Tuesday 00:00 in New York
@@ -427,6 +432,35 @@ class LoadedWorkload(Workload):
         self.history += count
 
 
+def run_statements(kind: str) -> dict[str, Any]:
+    """List the statements one steady-state booking sends on a fresh *kind* store."""
+    from sqlalchemy import event
+
+    with fresh_target(kind) as target, opened(target) as store:
+        business = set_up_business(store, RESOURCES * 3)
+        ws = _workspace(store, business, 0)
+        business.warm_up(ws, 0, 1)
+        business.book(ws, 0, 0, 1)
+        sent: list[str] = []
+
+        def listen(conn: Any, cursor: Any, statement: str, *_args: Any) -> None:
+            sent.append(" ".join(statement.split()))
+
+        engine = store.engine  # type: ignore[attr-defined]
+        event.listen(engine, "before_cursor_execute", listen)
+        try:
+            business.book(ws, RESOURCES, 0, 1)  # the same resource, its next half hour
+        finally:
+            event.remove(engine, "before_cursor_execute", listen)
+        prefix = f"{target.schema}." if target.schema else ""
+    return {
+        "figure": "statements",
+        "store": kind,
+        "statements": len(sent),
+        "sql": [statement.replace(prefix, "")[:80] for statement in sent],
+    }
+
+
 def reference_slots(scenario: dict[str, Any]) -> int:
     """Return the slot count of ``workload.py``'s own query on its ``MemoryStore``."""
     return len(Workload(scenario).query())
@@ -532,6 +566,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     if kind == "memory" and processes != 1:
                         continue
                     _emit(run_bookings(kind, args.bookings, processes))
+        if "statements" in args.figures:
+            for kind in args.stores:
+                if kind != "memory":
+                    _emit(run_statements(kind))
         if {"availability", "history"} & set(args.figures):
             scenario = load_scenario(args.scenario)
             expected = reference_slots(scenario)

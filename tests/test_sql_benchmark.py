@@ -1,7 +1,7 @@
 """
 The store benchmark runs and reports in its documented shape (``benchmarks/sql_stores.py``).
 
-Tiny runs only (a few bookings, a 3-resource ``gen.py`` scenario, a history of tens); speed is
+Tiny runs only (a few bookings, a 3-resource ``scenario.py`` scenario, a history of tens); speed is
 never asserted here (STYLE rule 35).
 """
 
@@ -23,11 +23,7 @@ from tests.contract.servers import MARIADB, POSTGRES, Server, server_engine
 ROOT = Path(__file__).resolve().parents[1]
 BENCHMARKS = ROOT / "benchmarks"
 SCRIPT = BENCHMARKS / "sql_stores.py"
-GEN = ROOT.parent / "shared" / "bench" / "gen.py"
-
-needs_gen = pytest.mark.skipif(
-    not GEN.is_file(), reason=f"the workload generator is not at {GEN} (../shared/bench/gen.py)"
-)
+GENERATOR = BENCHMARKS / "scenario.py"
 
 BOOKINGS = 12
 HISTORY = [5, 20]
@@ -35,6 +31,7 @@ KEYS = {
     "bookings": ["bookings", "figure", "per_second", "processes", "seconds", "store"],
     "availability": ["best_ms", "figure", "runs", "slots", "store"],
     "history": ["figure", "ratio", "runs", "sizes", "slots", "store"],
+    "statements": ["figure", "sql", "statements", "store"],
 }
 
 
@@ -45,15 +42,15 @@ def sql_stores(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
     import sql_stores
 
     yield sql_stores
-    for name in ("sql_stores", "expected", "workload"):
+    for name in ("sql_stores", "expected", "scenario", "workload"):
         sys.modules.pop(name, None)
 
 
 def _scenario(directory: Path) -> Path:
-    """Write a small gen.py scenario (3 resources x 10 bookings x 5 days) into *directory*."""
+    """Write a small scenario (3 resources x 10 bookings x 5 days) into *directory*."""
     scenario = directory / "scenario.json"
     subprocess.run(
-        [sys.executable, str(GEN), "3", "10", "5", "--out", str(scenario)],
+        [sys.executable, str(GENERATOR), "3", "10", "5", "--out", str(scenario)],
         cwd=directory,
         check=True,
         capture_output=True,
@@ -106,6 +103,7 @@ def _check(reports: list[dict[str, Any]], stores: list[str]) -> None:
         for store in stores
         for processes in ([1] if store == "memory" else [1, 2])
     ]
+    expected_order += [("statements", store, None) for store in stores if store != "memory"]
     expected_order += [("availability", store, None) for store in stores]
     expected_order += [("history", store, None) for store in stores if store != "memory"]
     assert expected_order == [
@@ -122,6 +120,9 @@ def _check(reports: list[dict[str, Any]], stores: list[str]) -> None:
             assert report["per_second"] > 0
         elif report["figure"] == "availability":
             assert (2, True) == (report["runs"], report["best_ms"] > 0)
+        elif report["figure"] == "statements":
+            assert report["statements"] == len(report["sql"]) > 0
+            assert any(sql.startswith("INSERT INTO slotwise_appointment ") for sql in report["sql"])
         else:
             sizes = report["sizes"]
             assert HISTORY == [size["history"] for size in sizes]
@@ -138,14 +139,12 @@ def _left_over(server: Server, pid: int) -> list[str]:
 
 
 class TestSQLStoresBenchmark:
-    @needs_gen
     def test_memory_and_sqlite_report_every_figure(self, tmp_path: Path):
         """A tiny run on memory and SQLite prints every figure with its keys and equal slots."""
         _pid, reports = _run(tmp_path, "memory", "sqlite")
 
         _check(reports, ["memory", "sqlite"])
 
-    @needs_gen
     @pytest.mark.external_service
     @pytest.mark.parametrize(
         "server", [pytest.param(POSTGRES, id="postgres"), pytest.param(MARIADB, id="mariadb")]
