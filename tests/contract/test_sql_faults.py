@@ -385,7 +385,9 @@ class TestPostgresTerminatedBackend:
                 # docs/sql.md: a caller that catches the error and carries on gets it again
                 # when the block ends, and nothing is committed.
                 with pytest.raises(StoreUnavailable):
-                    tx.get(Company, company.id)
+                    tx.get(Company, "co-other")  # a read the unit has not made yet
+                with pytest.raises(StoreUnavailable):
+                    tx.get(Company, company.id)  # after a failure, not from what it wrote
 
     def test_a_booking_whose_backend_is_terminated_leaves_no_trace(
         self, pg_store: SQLStore, killer: Engine

@@ -11,7 +11,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, cast
 
@@ -22,9 +22,11 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from slotwise.errors import ConflictError, FieldTooLong, NotFound, StoreError, StoreUnavailable
 from slotwise.model import (
+    Allocation,
     ApiToken,
     Appointment,
     AppointmentStatus,
+    Block,
     Company,
     Customer,
     OutboxEvent,
@@ -32,14 +34,15 @@ from slotwise.model import (
     Service,
     Trigger,
 )
+from slotwise.storage.batched import prefetch, windows_touching
 from slotwise.storage.listing import ListQuery
 from slotwise.storage.memory import MemoryStore
-from slotwise.storage.prefetch import prefetch
 from slotwise.storage.protocol import Store
 from slotwise.storage.sql import SCHEMA_VERSION, SQLStore
 from slotwise.storage.sql._schema import RECORD_TABLES, schema_version
 from slotwise.storage.sql._upgrades import UPGRADES, event_location
 from slotwise.testing import StoreContract
+from slotwise.testing.contract._world import RES_1, RES_2, SVC_A1, _bare_world, _window
 from slotwise.testing.samples import (
     sample_api_token,
     sample_appointment,
@@ -181,7 +184,7 @@ def _appointment(record_id: str, **changes: Any) -> Appointment:
     return sample_appointment(**fields)
 
 
-def _insert(store: SQLStore, *records: Any) -> None:
+def _insert(store: Store, *records: Any) -> None:
     """Insert *records* in one unit of work."""
     with store.transaction() as tx:
         for record in records:
@@ -704,6 +707,62 @@ class TestPrefetch:
         with store.transaction() as tx:
             prefetch(tx, [(Company, "co"), (Service, None)])
             assert tx.get(Company, "co") is None
+
+
+class TestWindowsTouching:
+    """SQLStore.windows_touching: blocks and allocations in one statement, as the two reads give them."""
+
+    def test_agrees_with_the_two_reads(self, sql_store: SQLStore):
+        """Same records, same creation order, deleted blocks included, other targets left out."""
+        day = date(2026, 3, 10)
+        records = [
+            *_bare_world(),
+            _window(Block, "b-1", RES_1, day, day),
+            _window(Allocation, "a-1", RES_1, day, day + timedelta(days=2)),
+            _window(Block, "b-2", SVC_A1, day - timedelta(days=3), day),
+            _window(Block, "b-gone", RES_1, day, day, deleted=True),
+            _window(Block, "b-other", RES_2, day, day),
+            _window(Allocation, "a-early", RES_1, day - timedelta(days=9), day - timedelta(days=8)),
+            _window(Allocation, "a-2", SVC_A1, day, day),
+        ]
+        _insert(sql_store, *records)
+        blocks_at, allocations_at = [RES_1, SVC_A1], [RES_1, SVC_A1]
+
+        with sql_store.read() as reader:
+            together = windows_touching(
+                reader,
+                block_targets=blocks_at,
+                allocation_targets=allocations_at,
+                first=day,
+                last=day + timedelta(days=1),
+            )
+            apart = (
+                reader.blocks_touching(
+                    target_ids=blocks_at, first=day, last=day + timedelta(days=1)
+                ),
+                reader.allocations_touching(
+                    target_ids=allocations_at, first=day, last=day + timedelta(days=1)
+                ),
+            )
+
+        assert apart == together
+        assert (["b-1", "b-2", "b-gone"], ["a-1", "a-2"]) == (
+            [b.id for b in together[0]],
+            [a.id for a in together[1]],
+        )
+
+    def test_a_memory_store_answers_with_the_two_reads(self):
+        """Stores without the capability get the protocol's two reads."""
+        day = date(2026, 3, 10)
+        store = MemoryStore()
+        _insert(store, *_bare_world(), _window(Block, "b-1", RES_1, day, day))
+
+        with store.read() as reader:
+            blocks, allocations = windows_touching(
+                reader, block_targets=[RES_1], allocation_targets=[RES_1], first=day, last=day
+            )
+
+        assert (["b-1"], []) == ([b.id for b in blocks], allocations)
 
 
 class TestStoredValues:

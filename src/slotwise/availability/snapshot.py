@@ -29,6 +29,7 @@ from slotwise.model import (
     Service,
     ServiceScope,
 )
+from slotwise.storage.batched import windows_touching
 from slotwise.storage.protocol import Reader
 
 from .busy import BusyIntervals, BusyTimeProvider, fetch_busy_time
@@ -233,11 +234,12 @@ def read_snapshot(
         resources = candidate_resources(reader, query, location=location, service=service)
     first, last = searched_dates(query)
     resource_ids = [resource.id for resource in resources]
-    blocks = reader.blocks_touching(
-        target_ids=[calendar.id, service.id, *resource_ids], first=first, last=last
-    )
-    allocations = reader.allocations_touching(
-        target_ids=[service.id, *resource_ids], first=first, last=last
+    blocks, allocations = windows_touching(
+        reader,
+        block_targets=[calendar.id, service.id, *resource_ids],
+        allocation_targets=[service.id, *resource_ids],
+        first=first,
+        last=last,
     )
     start, end = appointment_range(location, first, last)
     if judged_between is not None:

@@ -33,7 +33,7 @@ from slotwise.operations.customers import (
     find_customer_by_email,
 )
 from slotwise.operations.locations import settings_in_force
-from slotwise.storage.prefetch import prefetch
+from slotwise.storage.batched import prefetch
 from slotwise.storage.protocol import Transaction
 
 from ._base import (
