@@ -33,7 +33,7 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.exc import DBAPIError
 
 from slotwise import BusinessHours, Scheduler
-from slotwise.errors import StoreUnavailable
+from slotwise.errors import StoreError, StoreUnavailable
 from slotwise.model import (
     Appointment,
     AppointmentStatus,
@@ -386,7 +386,7 @@ class TestPostgresTerminatedBackend:
                 # when the block ends, and nothing is committed.
                 with pytest.raises(StoreUnavailable):
                     tx.get(Company, "co-other")  # a read the unit has not made yet
-                with pytest.raises(StoreUnavailable):
+                with pytest.raises(StoreError):
                     tx.get(Company, company.id)  # after a failure, not from what it wrote
 
     def test_a_booking_whose_backend_is_terminated_leaves_no_trace(
