@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
+import attrs
 import pytest
 
-from slotwise import Location, OutOfRange, Workspace
+from slotwise import (
+    AppointmentStatus,
+    InvalidFormat,
+    ListQuery,
+    Location,
+    OutOfRange,
+    Workspace,
+)
 from slotwise.paging import check_window, paginate, stored_page
 
 
@@ -87,3 +97,48 @@ class TestStoredPages:
         page = ws.customers.list(email="  ANN@Example.org ")
 
         assert (["Ann"], 1) == ([c.first_name for c in page.data], page.total)
+
+
+class TestListQuery:
+    # The list read's query value (slotwise.ListQuery) refuses what it cannot mean.
+    @pytest.mark.parametrize(
+        ("changes", "error", "field"),
+        [
+            ({"company_id": None}, InvalidFormat, "company_id"),
+            ({"company_id": ""}, InvalidFormat, "company_id"),
+            ({"location_id": 7}, InvalidFormat, "location_id"),
+            ({"offset": -1}, OutOfRange, "offset"),
+            ({"limit": 0}, OutOfRange, "limit"),
+            ({"limit": True}, OutOfRange, "limit"),
+        ],
+    )
+    def test_bad_values_raise_typed_errors(self, changes, error, field):
+        """Each bad value raises its typed error naming the field."""
+        fields = {"company_id": "co", **changes}
+
+        with pytest.raises(error) as caught:
+            ListQuery(**fields)
+
+        assert field == caught.value.field
+
+    def test_matches_is_the_reference_meaning(self):
+        """equal (enums by value), contains, folded and one_of, all of them at once."""
+        record = SimpleNamespace(
+            company_id="co",
+            location_id="loc",
+            status=AppointmentStatus.BOOKED,
+            resource_ids=("r1", "r2"),
+            email="  Ann@Example.org",
+        )
+        query = ListQuery(
+            company_id="co",
+            location_id="loc",
+            equal={"status": "BK"},
+            contains={"resource_ids": "r2"},
+            folded={"email": "ann@example.org"},
+            one_of={"location_id": {"loc", "other"}},
+        )
+
+        assert query.matches(record)
+        assert not attrs.evolve(query, one_of={"location_id": set()}).matches(record)
+        assert not attrs.evolve(query, company_id="other").matches(record)

@@ -17,9 +17,9 @@ from typing import Any, Generic, TypeVar
 
 import attrs
 
-from slotwise.errors import OutOfRange
+from slotwise.errors import InvalidFormat, OutOfRange, StoreError, UnexpectedField
 
-__all__ = ["ListQuery", "Listed", "fold"]
+__all__ = ["ListQuery", "Listed", "check_query", "fold", "listable_fields"]
 
 FilterValue = str | bool | None
 T = TypeVar("T")
@@ -28,6 +28,13 @@ T = TypeVar("T")
 def fold(text: str) -> str:
     """Return *text* as ``folded`` filters compare it: stripped of surrounding space, case-folded."""
     return text.strip().casefold()
+
+
+def _text(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if value is None and attribute.name == "location_id":
+        return
+    if not isinstance(value, str) or not value:
+        raise InvalidFormat(field=attribute.name, expected="a non-empty string", value=value)
 
 
 def _offset(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
@@ -72,8 +79,8 @@ class ListQuery:
     .. versionadded:: 0.1
     """
 
-    company_id: str
-    location_id: str | None = None
+    company_id: str = attrs.field(validator=_text)
+    location_id: str | None = attrs.field(default=None, validator=_text)
     equal: Mapping[str, FilterValue] = attrs.field(factory=dict, converter=_frozen_mapping)
     contains: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_mapping)
     folded: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_mapping)
@@ -123,3 +130,33 @@ class Listed(Generic[T]):
 
     records: list[T]
     total: int
+
+
+def listable_fields(kind: type[Any]) -> frozenset[str]:
+    """Return the names a query may filter *kind* on: its fields and its properties."""
+    names = {field.name for field in attrs.fields(kind)}
+    names.update(name for name in dir(kind) if isinstance(getattr(kind, name, None), property))
+    return frozenset(names)
+
+
+def check_query(kind: type[Any], query: ListQuery) -> None:
+    """
+    Refuse a query that names what *kind* does not have (a store calls it first).
+
+    Raises:
+        UnexpectedField: for a filter on a field *kind* has not.
+        StoreError: for a location filter on a kind without ``location_id``.
+    """
+    if not attrs.has(kind):
+        raise StoreError(
+            f"{getattr(kind, '__name__', kind)!r} is not a record kind slotwise stores"
+        )
+    known = listable_fields(kind)
+    for filters in (query.equal, query.contains, query.folded, query.one_of):
+        for name in filters:
+            if name not in known:
+                raise UnexpectedField(
+                    field=name, allowed=sorted(known), reason=f"is not a field of {kind.__name__}"
+                )
+    if query.location_id is not None and "location_id" not in known:
+        raise StoreError(f"{kind.__name__} records have no location_id to filter on")

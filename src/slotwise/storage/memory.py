@@ -30,7 +30,7 @@ from slotwise.model import (
     QueuedReminder,
     Record,
 )
-from slotwise.storage.listing import Listed, ListQuery, fold
+from slotwise.storage.listing import Listed, ListQuery, check_query, fold
 from slotwise.storage.protocol import R
 
 __all__ = ["MemoryStore"]
@@ -458,6 +458,7 @@ class _MemoryReader:
     def page(self, kind: type[R], query: ListQuery, /) -> Listed[R]:
         store = self._store
         table = store._table(kind)
+        check_query(kind, query)
         keys, exact = _query_keys(kind, query)
         # The shortest index holding every match bounds the work; the others are checked.
         entries = min(

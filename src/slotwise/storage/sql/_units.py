@@ -44,7 +44,7 @@ from slotwise.model import (
     QueuedReminder,
     Record,
 )
-from slotwise.storage.listing import Listed, ListQuery
+from slotwise.storage.listing import Listed, ListQuery, check_query
 from slotwise.storage.protocol import R
 
 from ._codec import decode, encode
@@ -409,8 +409,7 @@ class SQLReader:
 
     def page(self, kind: type[R], query: ListQuery, /) -> Listed[R]:
         self._statements(kind)  # refuses a kind that is not a record kind
-        if query.location_id is not None and "location_id" not in RECORD_TABLES[kind].c:
-            raise StoreError(f"{kind.__name__} records have no location_id to filter on")
+        check_query(kind, query)
         shape, parameters, residual = _list_shape(kind, query)
         rows, window, count = _list_statements(shape)
         first, last = query.offset, query.offset + query.limit

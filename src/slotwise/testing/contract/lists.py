@@ -11,6 +11,7 @@ from typing import Any
 
 import attrs
 
+from slotwise.errors import StoreError, UnexpectedField
 from slotwise.model import (
     Appointment,
     AppointmentStatus,
@@ -24,7 +25,7 @@ from slotwise.storage.listing import ListQuery
 from slotwise.storage.protocol import Reader
 from slotwise.testing.samples import sample_customer, sample_outbox_event, sample_service
 
-from ._base import ContractBase, _shows
+from ._base import ContractBase, _raises, _shows
 from ._world import (
     CO_A,
     CO_B,
@@ -335,6 +336,18 @@ class ListContract(ContractBase):
         assert 24 == gone[1]
         assert "apt-00" == back[0][-1]
         assert 25 == back[1]
+
+    def test_queries_naming_what_a_kind_has_not_are_refused(self) -> None:
+        """An unknown field raises UnexpectedField, a location filter on a kind without one StoreError."""
+        store = self._store(*_bare_world(), *_customers())
+
+        with store.read() as reader:
+            with _raises(UnexpectedField) as unknown:
+                reader.page(Appointment, ListQuery(company_id=CO_A, equal={"no_such": "x"}))
+            with _raises(StoreError):
+                reader.page(Customer, ListQuery(company_id=CO_A, location_id=LOC_A1))
+
+        assert "no_such" == unknown.value.field, _shows("no_such", unknown.value.field)
 
     def test_a_rolled_back_unit_of_work_leaves_pages_as_they_were(self) -> None:
         """Inserts, updates and deletes of a unit of work that raises change no page."""
