@@ -12,7 +12,7 @@ import attrs
 from slotwise.errors import OutOfRange
 from slotwise.tables import Tabular, appointments_html, page_html
 
-__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "Page", "check_window", "paginate", "stored_page"]
+__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "Page", "check_window", "paginate"]
 
 T = TypeVar("T")
 
@@ -72,11 +72,6 @@ def check_window(offset: object, limit: object, *, max_limit: int = MAX_LIMIT) -
         raise OutOfRange(field="offset", allowed="at least 0", requested=offset)
     if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= max_limit:
         raise OutOfRange(field="limit", allowed=f"between 1 and {max_limit}", requested=limit)
-
-
-def stored_page(records: Sequence[T], total: int, *, url: str, offset: int, limit: int) -> Page[T]:
-    """Return the envelope of one page a store read (``Reader.page``): its records and total."""
-    return Page(url=url, data=tuple(records), total=total, offset=offset, limit=limit)
 
 
 def paginate(

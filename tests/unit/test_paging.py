@@ -15,7 +15,8 @@ from slotwise import (
     OutOfRange,
     Workspace,
 )
-from slotwise.paging import check_window, paginate, stored_page
+from slotwise.paging import check_window, paginate
+from slotwise.storage.listing import Listed, as_page
 
 
 class TestPaginate:
@@ -64,9 +65,9 @@ class TestPaginate:
 
 class TestStoredPages:
     # Lists whose page the store reads (Reader.page) check the window before reading.
-    def test_stored_page_keeps_the_store_total(self):
-        """stored_page() wraps one page and the store's total; has_more follows from them."""
-        page = stored_page([4, 5], 9, url="/x", offset=3, limit=2)
+    def test_as_page_keeps_the_store_total(self):
+        """as_page() wraps one page and the store's total; has_more follows from them."""
+        page = as_page(Listed([4, 5], 9), ListQuery(company_id="co", offset=3, limit=2), url="/x")
 
         assert ((4, 5), 9, 2, True) == (page.data, page.total, page.count, page.has_more)
 

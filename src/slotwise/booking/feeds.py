@@ -29,8 +29,8 @@ from slotwise.model import (
 )
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
-from slotwise.paging import DEFAULT_LIMIT, Page, check_window, stored_page
-from slotwise.storage.listing import ListQuery
+from slotwise.paging import DEFAULT_LIMIT, Page, check_window
+from slotwise.storage.listing import ListQuery, as_page
 from slotwise.storage.outbox import append_event, appointment_payload
 from slotwise.storage.protocol import Store, Transaction
 
@@ -181,13 +181,7 @@ class OutboxOperations:
         )
         with ctx.store.read() as reader:
             listed = reader.page(OutboxEvent, query)
-        return stored_page(
-            listed.records,
-            listed.total,
-            url="/setup/v1/webhooks/deliveries",
-            offset=offset,
-            limit=limit,
-        )
+        return as_page(listed, query, url="/setup/v1/webhooks/deliveries")
 
     def redeliver(self, event_id: str, /) -> OutboxEvent:
         """

@@ -21,8 +21,8 @@ from slotwise.model import (
 )
 from slotwise.model._checks import to_enum
 from slotwise.operations._boundary import operations
-from slotwise.paging import DEFAULT_LIMIT, Page, check_window, stored_page
-from slotwise.storage.listing import ListQuery, fold
+from slotwise.paging import DEFAULT_LIMIT, Page, check_window
+from slotwise.storage.listing import ListQuery, as_page, fold
 
 from .checks import (
     BookingChecks,
@@ -107,13 +107,7 @@ class AppointmentReads(BookingChecks):
                 limit=limit,
             )
             listed = reader.page(Appointment, query)
-        return stored_page(
-            listed.records,
-            listed.total,
-            url="/consumer/v1/appointments",
-            offset=offset,
-            limit=limit,
-        )
+        return as_page(listed, query, url="/consumer/v1/appointments")
 
     def history(self, appointment_id: str, /) -> builtins.list[AuditEntry]:
         """

@@ -15,8 +15,8 @@ import attrs
 from slotwise.model import Block, BlockTarget, Calendar, WeeklyHours
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
-from slotwise.paging import DEFAULT_LIMIT, Page, check_window, stored_page
-from slotwise.storage.listing import ListQuery
+from slotwise.paging import DEFAULT_LIMIT, Page, check_window
+from slotwise.storage.listing import ListQuery, as_page
 
 from .windows import (
     TargetWindows,
@@ -131,9 +131,7 @@ class CalendarOperations:
                 company_id=ctx.company_id, location_id=location.id, offset=offset, limit=limit
             )
             listed = reader.page(Calendar, query)
-        return stored_page(
-            listed.records, listed.total, url="/setup/v1/calendars", offset=offset, limit=limit
-        )
+        return as_page(listed, query, url="/setup/v1/calendars")
 
     def update(self, calendar_id: str, /, **changes: Unpack[CalendarChanges]) -> Calendar:
         """

@@ -19,8 +19,8 @@ from slotwise.errors import DuplicateRecord, FieldRequired, InvalidFormat
 from slotwise.model import Address, Company, Customer, CustomerKind, Subscription, Trigger
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
-from slotwise.paging import DEFAULT_LIMIT, Page, check_window, paginate, stored_page
-from slotwise.storage.listing import ListQuery, fold
+from slotwise.paging import DEFAULT_LIMIT, Page, check_window, paginate
+from slotwise.storage.listing import ListQuery, as_page, fold
 from slotwise.storage.outbox import append_event, customer_data
 from slotwise.storage.protocol import Reader, Transaction
 
@@ -251,7 +251,7 @@ class CustomerOperations:
             )
             with self._ctx.store.read() as reader:
                 listed = reader.page(Customer, query)
-            return stored_page(listed.records, listed.total, url=url, offset=offset, limit=limit)
+            return as_page(listed, query, url=url)
         # A name is searched inside three fields, which no store index answers: read the
         # company's customers (those with the address, when one is given) and match here.
         every = ListQuery(company_id=self._ctx.company_id, folded=folded, limit=_EVERY)
@@ -346,13 +346,7 @@ class SubscriptionOperations:
                 limit=limit,
             )
             listed = reader.page(Subscription, query)
-        return stored_page(
-            listed.records,
-            listed.total,
-            url=f"/consumer/v1/customers/{customer.id}/subscriptions",
-            offset=offset,
-            limit=limit,
-        )
+        return as_page(listed, query, url=f"/consumer/v1/customers/{customer.id}/subscriptions")
 
     def create(
         self,

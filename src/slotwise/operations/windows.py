@@ -17,8 +17,8 @@ import attrs
 from slotwise.errors import NotFound
 from slotwise.model import Allocation, AllocationTarget, Block, BlockTarget, RepeatRule
 from slotwise.operations._context import Context
-from slotwise.paging import DEFAULT_LIMIT, Page, check_window, stored_page
-from slotwise.storage.listing import ListQuery
+from slotwise.paging import DEFAULT_LIMIT, Page, check_window
+from slotwise.storage.listing import ListQuery, as_page
 from slotwise.storage.protocol import Reader
 
 __all__ = [
@@ -144,7 +144,7 @@ class TargetWindows:
         with ctx.store.read() as reader:
             listed = reader.page(kind, query)
         url = (self.block_url if kind is Block else self.allocation_url).format(id=target_id)
-        return stored_page(listed.records, listed.total, url=url, offset=offset, limit=limit)
+        return as_page(listed, query, url=url)
 
     def update(
         self, kind: type[W], window_id: str, changes: WindowChanges | AllocationChanges

@@ -18,8 +18,9 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from slotwise.errors import InvalidFormat, OutOfRange, StoreError, UnexpectedField
+from slotwise.paging import Page
 
-__all__ = ["ListQuery", "Listed", "check_query", "fold", "listable_fields"]
+__all__ = ["ListQuery", "Listed", "as_page", "check_query", "fold", "listable_fields"]
 
 FilterValue = str | bool | None
 T = TypeVar("T")
@@ -160,3 +161,14 @@ def check_query(kind: type[Any], query: ListQuery) -> None:
                 )
     if query.location_id is not None and "location_id" not in known:
         raise StoreError(f"{kind.__name__} records have no location_id to filter on")
+
+
+def as_page(listed: Listed[T], query: ListQuery, *, url: str) -> Page[T]:
+    """Return the list envelope of one page a store read for *query*."""
+    return Page(
+        url=url,
+        data=tuple(listed.records),
+        total=listed.total,
+        offset=query.offset,
+        limit=query.limit,
+    )
