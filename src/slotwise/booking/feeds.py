@@ -7,7 +7,7 @@ and dropped when the appointment moves or ends, and the outbox and reminder feed
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
@@ -282,7 +282,7 @@ def _send_reminder(
     if appointment is not None:
         customer = tx.get(Customer, appointment.customer_id) if appointment.customer_id else None
         resources = [r for rid in appointment.resource_ids if (r := tx.get(Resource, rid))]
-        payload: dict[str, Any] = appointment_payload(
+        payload: Mapping[str, Any] = appointment_payload(
             appointment, customer=customer, resources=resources, reminder=sent
         )
     else:

@@ -88,9 +88,9 @@ def appointment_payload(
     resources: Iterable[Resource],
     previous: Appointment | None = None,
     reminder: QueuedReminder | None = None,
-) -> dict[str, Any]:
+) -> FrozenJSON:
     """
-    Return the payload of an appointment event.
+    Return the payload of an appointment event (read-only, ready for ``OutboxEvent``).
 
     ``{"appointment": ..., "customer": ... or None, "resources": [...]}``, plus
     ``"previous_appointment"`` for a reschedule (the old record) and ``"reminder"`` for a
@@ -99,13 +99,14 @@ def appointment_payload(
     payload: dict[str, Any] = {
         "appointment": _appointment_data(appointment),
         "customer": customer_data(customer) if customer is not None else None,
-        "resources": [_resource_summary(resource) for resource in resources],
+        "resources": tuple([_resource_summary(resource) for resource in resources]),
     }
     if previous is not None:
         payload["previous_appointment"] = _appointment_data(previous)
     if reminder is not None:
         payload["reminder"] = to_json_data(reminder)
-    return payload
+    # Frozen already, all the way down: the event keeps it without walking it again.
+    return _frozen(payload)
 
 
 def append_event(
