@@ -1,0 +1,121 @@
+"""
+Instructions per operation, counted by valgrind's callgrind: figures that do not move with
+whatever else the machine is doing (wall time does).
+
+Usage::
+
+    python benchmarks/instructions.py [--figures booking availability list] [--count N]
+
+Each figure runs a child Python under ``valgrind --tool=callgrind`` twice: once doing the
+set-up only, once doing the set-up and *N* operations; the difference over *N* is the cost of one
+operation (interpreter start-up, imports and set-up cancel out). Operations:
+
+``booking``       ``create(..., complete_booking="BK")`` on ``bookings.py``'s business
+                  (``MemoryStore``, one thread), each at the next free half hour of a resource;
+``availability``  ``workload.py``'s query on ``scenario.py``'s default scenario (4,172 slots);
+``list``          ``appointments.list(limit=20)`` with 10,000 appointments stored
+                  (``MemoryStore``).
+
+Prints one JSON line per figure: ``{"figure", "count", "instructions_per_operation"}``. Needs
+``valgrind`` on the PATH; exits with status 1 without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+FIGURES = ("booking", "availability", "list")
+_COLLECTED = re.compile(r"Collected : (\d+)")
+
+# Each child script: set-up, then COUNT operations (COUNT 0: the set-up alone).
+_SCRIPTS = {
+    "booking": """
+import bookings
+business = bookings.Business(COUNT + 10)
+business.create_booked(0)
+for number in range(1, COUNT + 1):
+    business.create_booked(number)
+""",
+    "availability": """
+from scenario import generate
+from workload import Workload
+loaded = Workload(generate())
+loaded.query()
+for _ in range(COUNT):
+    loaded.query()
+""",
+    "list": """
+from scenario import generate
+from sql_stores import LoadedWorkload
+from slotwise import MemoryStore
+loaded = LoadedWorkload(MemoryStore(), generate(3, 10, 5))
+loaded.add_history(10_000, 10_000)
+lists = loaded.workspace.appointments
+lists.list(location_id=loaded.location_id, limit=20)
+for _ in range(COUNT):
+    lists.list(location_id=loaded.location_id, limit=20)
+""",
+}
+
+
+def instructions(script: str, count: int) -> int:
+    """Return the instructions a child Python running *script* with COUNT = *count* executes."""
+    code = f"import sys\nsys.path.insert(0, {str(HERE)!r})\nCOUNT = {count}\n{script}"
+    run = subprocess.run(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            "--callgrind-out-file=/dev/null",
+            sys.executable,
+            "-c",
+            code,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found = _COLLECTED.search(run.stderr)
+    if found is None:
+        raise RuntimeError(f"no instruction count in valgrind's output:\n{run.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def per_operation(figure: str, count: int) -> dict[str, object]:
+    """Measure one figure: (instructions with *count* operations - without) / *count*."""
+    script = _SCRIPTS[figure]
+    base = instructions(script, 0)
+    loaded = instructions(script, count)
+    return {
+        "figure": figure,
+        "count": count,
+        "instructions_per_operation": round((loaded - base) / count),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print one JSON line per figure; return the exit status."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1] if __doc__ else None)
+    parser.add_argument("--figures", nargs="+", choices=FIGURES, default=list(FIGURES))
+    parser.add_argument("--count", type=int, default=200, help="operations counted")
+    args = parser.parse_args(argv)
+    if args.count < 1:
+        parser.error("--count must be at least 1")
+    if shutil.which("valgrind") is None:
+        print("instructions.py: valgrind is not on the PATH", file=sys.stderr)
+        return 1
+    for figure in args.figures:
+        count = args.count if figure != "availability" else max(1, args.count // 20)
+        print(json.dumps(per_operation(figure, count)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""
+The instruction-count benchmark (``benchmarks/instructions.py``): its arithmetic, its output and
+its scripts. valgrind itself is not run here (a counted run takes minutes); the child scripts are
+run directly, so a script that no longer works fails here first.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARKS = ROOT / "benchmarks"
+
+
+@pytest.fixture
+def instructions(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+    """The benchmark module, imported from its directory."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import instructions
+
+    yield instructions
+    sys.modules.pop("instructions", None)
+
+
+class TestInstructionsBenchmark:
+    def test_per_operation_subtracts_the_set_up(
+        self, instructions: ModuleType, monkeypatch: pytest.MonkeyPatch
+    ):
+        """(count with N operations - count with none) / N, rounded, one JSON-ready dict."""
+        counts = {0: 1_000_000, 50: 1_000_000 + 50 * 1_234_567}
+        monkeypatch.setattr(instructions, "instructions", lambda _script, n: counts[n])
+
+        report = instructions.per_operation("booking", 50)
+
+        assert {"figure": "booking", "count": 50, "instructions_per_operation": 1_234_567} == report
+
+    def test_prints_one_json_line_per_figure(
+        self,
+        instructions: ModuleType,
+        monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str],
+    ):
+        """main() prints a line per figure; the availability figure counts a twentieth."""
+        monkeypatch.setattr(instructions.shutil, "which", lambda _name: "/usr/bin/valgrind")
+        monkeypatch.setattr(instructions, "instructions", lambda _script, n: 7 * n)
+
+        status = instructions.main(["--figures", "booking", "availability", "--count", "40"])
+
+        lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert 0 == status
+        assert [("booking", 40, 7), ("availability", 2, 7)] == [
+            (line["figure"], line["count"], line["instructions_per_operation"]) for line in lines
+        ]
+
+    def test_without_valgrind_it_exits_with_status_one(
+        self, instructions: ModuleType, monkeypatch: pytest.MonkeyPatch
+    ):
+        """No valgrind on the PATH: a message and status 1, no figures."""
+        monkeypatch.setattr(instructions.shutil, "which", lambda _name: None)
+
+        assert 1 == instructions.main(["--figures", "list"])
+
+    @pytest.mark.parametrize("figure", ["booking", "availability", "list"])
+    def test_each_child_script_runs(self, instructions: ModuleType, figure: str):
+        """Each figure's script runs plainly (no valgrind) with two operations."""
+        code = (
+            f"import sys\nsys.path.insert(0, {str(BENCHMARKS)!r})\nCOUNT = 2\n"
+            + instructions._SCRIPTS[figure]
+        )
+
+        run = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=300
+        )
+
+        assert 0 == run.returncode, run.stderr
