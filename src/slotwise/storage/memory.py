@@ -54,6 +54,12 @@ _INDEXED_CONTAINS: dict[type[Any], tuple[str, ...]] = {Appointment: ("resource_i
 _INDEXED_FOLDED: dict[type[Any], tuple[str, ...]] = {Appointment: ("email",), Customer: ("email",)}
 
 
+_LOCATED: frozenset[type[Any]] = frozenset(
+    kind for kind in RECORD_KINDS if "location_id" in attrs.fields_dict(kind)
+)
+"""The record kinds that have a ``location_id`` (indexed by it)."""
+
+
 def _value(record: Any, name: str) -> object:
     found = getattr(record, name)
     return found.value if isinstance(found, enum.Enum) else found
@@ -63,11 +69,13 @@ def _list_keys(record: Any) -> set[tuple[str | None, object]]:
     """Return the (field, value) list indexes *record* belongs to (see ``ListQuery``)."""
     kind = type(record)
     keys: set[tuple[str | None, object]] = {(None, None)}
-    if hasattr(record, "location_id"):
+    if kind in _LOCATED:
         keys.add(("location_id", record.location_id))
-    keys.update((name, _value(record, name)) for name in _INDEXED_EQUAL.get(kind, ()))
+    for name in _INDEXED_EQUAL.get(kind, ()):
+        keys.add((name, _value(record, name)))
     for name in _INDEXED_CONTAINS.get(kind, ()):
-        keys.update((name, member) for member in getattr(record, name))
+        for member in getattr(record, name):
+            keys.add((name, member))
     for name in _INDEXED_FOLDED.get(kind, ()):
         text = getattr(record, name)
         if text is not None:
@@ -293,9 +301,13 @@ class MemoryStore:
         leave: Collection[tuple[str | None, object]] = (),
     ) -> None:
         kind, company_id, entry = type(record), record.company_id, (sequence, record.id)
+        lists = self._lists
         for name, value in join:
-            entries = self._lists.setdefault((kind, company_id, name, value), [])
-            if not entries or entries[-1] < entry:
+            key = (kind, company_id, name, value)
+            entries = lists.get(key)
+            if entries is None:
+                lists[key] = [entry]
+            elif entries[-1][0] < sequence:
                 entries.append(entry)  # the usual case: a new record, the newest of its lists
             else:
                 bisect.insort(entries, entry)
