@@ -10,7 +10,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, ExitStack
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, cast
@@ -150,6 +150,24 @@ def _raw(store: SQLStore, sql: str, **params: Any) -> list[Any]:
     return rows
 
 
+@contextmanager
+def _schema_connection(store: SQLStore) -> Iterator[Any]:
+    """A connection to the store's database with its schema translated in, outside slotwise."""
+    with store.engine.connect() as conn:
+        if store.schema is not None:
+            conn = conn.execution_options(schema_translate_map={None: store.schema})
+        yield conn
+
+
+def _table_name(conn: Any, store: SQLStore, table: Any) -> str:
+    """Return *table*'s quoted name for raw SQL, with the store's schema when it has one."""
+    preparer = conn.dialect.identifier_preparer
+    name: str = preparer.quote(table.name)
+    if store.schema is not None:
+        name = f"{preparer.quote_schema(store.schema)}.{name}"
+    return name
+
+
 START = datetime(2026, 3, 10, 10, 0, 0, 123456, tzinfo=UTC)
 
 
@@ -262,10 +280,7 @@ def _drop_delivery_state(conn: Any, store: SQLStore) -> None:
     for index in events.indexes:
         if index.name == _DELIVERY_INDEX:
             index.drop(conn)
-    preparer = conn.dialect.identifier_preparer
-    name = preparer.quote(events.name)
-    if store.schema is not None:
-        name = f"{preparer.quote_schema(store.schema)}.{name}"
+    name = _table_name(conn, store, events)
     for column in ("due", "lease_until"):
         conn.execute(text(f"ALTER TABLE {name} DROP COLUMN {column}"))
 
@@ -282,15 +297,12 @@ _LIST_INDEXES = (
 
 def _drop_list_columns(conn: Any, store: SQLStore) -> None:
     """Remove what schema version 5 added: the appointment and event columns of the list read."""
-    preparer = conn.dialect.identifier_preparer
     for kind, columns in ((Appointment, _LIST_COLUMNS), (OutboxEvent, ("delivery_status",))):
         table = RECORD_TABLES[kind]
         for index in table.indexes:
             if index.name in _LIST_INDEXES:
                 index.drop(conn)
-        name = preparer.quote(table.name)
-        if store.schema is not None:
-            name = f"{preparer.quote_schema(store.schema)}.{name}"
+        name = _table_name(conn, store, table)
         for column in columns:
             conn.execute(text(f"ALTER TABLE {name} DROP COLUMN {column}"))
 
@@ -333,19 +345,14 @@ class TestUpgradeFrom1:
     def _make_version_1(self, store: SQLStore) -> None:
         """Turn *store*'s tables into the version 1 layout, documents included."""
         events = RECORD_TABLES[OutboxEvent]
-        with store.engine.connect() as conn:
-            if store.schema is not None:
-                conn = conn.execution_options(schema_translate_map={None: store.schema})
+        with _schema_connection(store) as conn:
             _drop_list_columns(conn, store)  # schema version 5
             _drop_delivery_state(conn, store)  # schema version 4
             for table in RECORD_TABLES.values():
                 for index in table.indexes:
                     if index.name in self.NEW_INDEXES:
                         index.drop(conn)
-            preparer = conn.dialect.identifier_preparer
-            name = preparer.quote(events.name)
-            if store.schema is not None:
-                name = f"{preparer.quote_schema(store.schema)}.{name}"
+            name = _table_name(conn, store, events)
             for row in conn.execute(select(events.c.id, events.c.doc)).all():
                 document = json.loads(row.doc)
                 del document["location_id"]
@@ -402,9 +409,7 @@ class TestUpgradeFrom1:
         self._make_version_1(sql_store)
         backend.reopen(sql_store).close()
 
-        with sql_store.engine.connect() as conn:
-            if sql_store.schema is not None:
-                conn = conn.execution_options(schema_translate_map={None: sql_store.schema})
+        with _schema_connection(sql_store) as conn:
             UPGRADES[1](conn, sql_store.schema)
             conn.commit()
 
@@ -423,9 +428,7 @@ class TestUpgradeFrom2:
 
     @staticmethod
     def _make_version_2(store: SQLStore) -> None:
-        with store.engine.connect() as conn:
-            if store.schema is not None:
-                conn = conn.execution_options(schema_translate_map={None: store.schema})
+        with _schema_connection(store) as conn:
             _drop_list_columns(conn, store)  # schema version 5
             _drop_delivery_state(conn, store)  # schema version 4
             RECORD_TABLES[ApiToken].drop(conn)
@@ -455,9 +458,7 @@ class TestUpgradeFrom2:
         self._make_version_2(sql_store)
         backend.reopen(sql_store).close()
 
-        with sql_store.engine.connect() as conn:
-            if sql_store.schema is not None:
-                conn = conn.execution_options(schema_translate_map={None: sql_store.schema})
+        with _schema_connection(sql_store) as conn:
             UPGRADES[2](conn, sql_store.schema)
             conn.commit()
 
@@ -469,9 +470,7 @@ class TestUpgradeFrom3:
 
     @staticmethod
     def _make_version_3(store: SQLStore) -> None:
-        with store.engine.connect() as conn:
-            if store.schema is not None:
-                conn = conn.execution_options(schema_translate_map={None: store.schema})
+        with _schema_connection(store) as conn:
             _drop_list_columns(conn, store)  # schema version 5
             _drop_delivery_state(conn, store)
             conn.execute(update(schema_version).values(version=3))
@@ -514,9 +513,7 @@ class TestUpgradeFrom3:
         self._make_version_3(sql_store)
         backend.reopen(sql_store).close()
 
-        with sql_store.engine.connect() as conn:
-            if sql_store.schema is not None:
-                conn = conn.execution_options(schema_translate_map={None: sql_store.schema})
+        with _schema_connection(sql_store) as conn:
             UPGRADES[3](conn, sql_store.schema)
             conn.commit()
 
@@ -529,9 +526,7 @@ class TestUpgradeFrom4:
 
     @staticmethod
     def _make_version_4(store: SQLStore) -> None:
-        with store.engine.connect() as conn:
-            if store.schema is not None:
-                conn = conn.execution_options(schema_translate_map={None: store.schema})
+        with _schema_connection(store) as conn:
             _drop_list_columns(conn, store)
             conn.execute(update(schema_version).values(version=4))
             conn.commit()
@@ -603,9 +598,7 @@ class TestUpgradeFrom4:
         self._make_version_4(sql_store)
         backend.reopen(sql_store).close()
 
-        with sql_store.engine.connect() as conn:
-            if sql_store.schema is not None:
-                conn = conn.execution_options(schema_translate_map={None: sql_store.schema})
+        with _schema_connection(sql_store) as conn:
             UPGRADES[4](conn, sql_store.schema)
             conn.commit()
 

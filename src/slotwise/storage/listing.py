@@ -12,6 +12,7 @@ matching records, in creation order, from *offset*, at most *limit* of them.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Mapping
 from typing import Any, Generic, TypeVar
 
@@ -48,11 +49,11 @@ def _limit(instance: object, attribute: attrs.Attribute[int], value: int) -> Non
         raise OutOfRange(field=attribute.name, allowed="at least 1", requested=value)
 
 
-def _frozen_mapping(value: Mapping[str, Any]) -> Mapping[str, Any]:
+def _sorted_copy(value: Mapping[str, Any]) -> Mapping[str, Any]:
     return dict(sorted(value.items()))
 
 
-def _frozen_choices(value: Mapping[str, Any]) -> Mapping[str, frozenset[FilterValue]]:
+def _sorted_choices(value: Mapping[str, Any]) -> Mapping[str, frozenset[FilterValue]]:
     return {name: frozenset(choices) for name, choices in sorted(value.items())}
 
 
@@ -82,11 +83,11 @@ class ListQuery:
 
     company_id: str = attrs.field(validator=_text)
     location_id: str | None = attrs.field(default=None, validator=_text)
-    equal: Mapping[str, FilterValue] = attrs.field(factory=dict, converter=_frozen_mapping)
-    contains: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_mapping)
-    folded: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_mapping)
+    equal: Mapping[str, FilterValue] = attrs.field(factory=dict, converter=_sorted_copy)
+    contains: Mapping[str, str] = attrs.field(factory=dict, converter=_sorted_copy)
+    folded: Mapping[str, str] = attrs.field(factory=dict, converter=_sorted_copy)
     one_of: Mapping[str, frozenset[FilterValue]] = attrs.field(
-        factory=dict, converter=_frozen_choices
+        factory=dict, converter=_sorted_choices
     )
     newest_first: bool = False
     offset: int = attrs.field(default=0, validator=_offset)
@@ -133,8 +134,9 @@ class Listed(Generic[T]):
     total: int
 
 
+@functools.cache
 def listable_fields(kind: type[Any]) -> frozenset[str]:
-    """Return the names a query may filter *kind* on: its fields and its properties."""
+    """Return the names a query may filter *kind* on: its fields and its properties (per class, once)."""
     names = {field.name for field in attrs.fields(kind)}
     names.update(name for name in dir(kind) if isinstance(getattr(kind, name, None), property))
     return frozenset(names)

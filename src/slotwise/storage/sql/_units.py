@@ -18,10 +18,8 @@ from sqlalchemy import (
     delete,
     func,
     insert,
-    literal,
     or_,
     select,
-    union_all,
     update,
 )
 
@@ -47,7 +45,9 @@ from slotwise.model import (
 from slotwise.storage.listing import Listed, ListQuery, check_query
 from slotwise.storage.protocol import R
 
+from ._batched import WINDOWS, prefetch_statement
 from ._codec import decode, encode
+from ._lists import list_shape, list_statements
 from ._schema import (
     KEY_LENGTH,
     RECORD_TABLES,
@@ -197,128 +197,6 @@ _FEEDS: dict[tuple[str, bool, bool], Any] = {
     for company in (False, True)
     for located in (False, True)
 }
-# The list read's filters with a column (or a link table) to answer them; any other filter is
-# answered by matching the documents of the rows the columns select.
-_LIST_COLUMNS: dict[tuple[type[Any], str, str], str] = {
-    (Appointment, "equal", "service_id"): "service_id",
-    (Appointment, "equal", "customer_id"): "customer_id",
-    (Appointment, "equal", "status"): "status",
-    (Appointment, "folded", "email"): "email_key",
-    (Customer, "folded", "email"): "email_key",
-    (OutboxEvent, "equal", "delivery_status"): "delivery_status",
-    (Block, "equal", "target_id"): "target_id",
-    (Allocation, "equal", "target_id"): "target_id",
-}
-_LIST_STATEMENTS: dict[tuple[Any, ...], tuple[Any, Any, Any]] = {}
-
-
-def _list_shape(kind: type[Any], query: ListQuery) -> tuple[tuple[Any, ...], dict[str, Any], bool]:
-    """
-    Return the shape of *query*'s statements (their cache key), their parameters, and whether
-    some filter has no column (so the documents must be matched in Python).
-    """
-    shape: list[Any] = [kind, query.location_id is not None]
-    parameters: dict[str, Any] = {"company_id": query.company_id, "location_id": query.location_id}
-    residual = False
-    for family, filters in (("equal", query.equal), ("folded", query.folded)):
-        for name, value in filters.items():
-            column = _LIST_COLUMNS.get((kind, family, name))
-            if column is None:
-                residual = True
-            elif value is None:
-                shape.append((column, None))
-            else:
-                shape.append((column, "value"))
-                parameters[f"filter_{column}"] = (
-                    lookup_key(str(value)) if family == "folded" else value
-                )
-    for name, member in query.contains.items():
-        if kind is Appointment and name == "resource_ids":
-            shape.append(("resource", "value"))
-            parameters["filter_resource"] = member
-        else:
-            residual = True
-    table = RECORD_TABLES[kind]
-    for name, choices in query.one_of.items():
-        column = (
-            "location_id" if name == "location_id" else _LIST_COLUMNS.get((kind, "equal", name))
-        )
-        if column is None or column not in table.c or None in choices:
-            residual = True
-        else:
-            shape.append((column, "choices"))
-            parameters[f"choices_{column}"] = sorted(str(choice) for choice in choices)
-    shape.append(("order", "newest" if query.newest_first else "oldest"))
-    return tuple(shape), parameters, residual
-
-
-def _list_statements(shape: tuple[Any, ...]) -> tuple[Any, Any, Any]:
-    """The statements of one shape, built once: every row, one page of rows, the count."""
-    built = _LIST_STATEMENTS.get(shape)
-    if built is not None:
-        return built
-    kind, located, *filters = shape
-    table = RECORD_TABLES[kind]
-    conditions = [table.c.company_id == bindparam("company_id")]
-    if located:
-        conditions.append(table.c.location_id == bindparam("location_id"))
-    newest = False
-    for column, value in filters:
-        if column == "order":
-            newest = value == "newest"
-        elif value == "choices":
-            conditions.append(table.c[column].in_(bindparam(f"choices_{column}", expanding=True)))
-        elif column == "resource":
-            taking = select(_LINK.c.appointment_id).where(
-                _LINK.c.resource_id == bindparam("filter_resource")
-            )
-            conditions.append(table.c.id.in_(taking))
-        elif value is None:
-            conditions.append(table.c[column].is_(None))
-        else:
-            conditions.append(table.c[column] == bindparam(f"filter_{column}"))
-    rows = (
-        select(table.c.doc)
-        .where(*conditions)
-        .order_by(table.c.seq.desc() if newest else table.c.seq)
-    )
-    window = rows.offset(bindparam("offset")).limit(bindparam("limit"))
-    count = select(func.count()).select_from(table).where(*conditions)
-    built = _LIST_STATEMENTS[shape] = (rows, window, count)
-    return built
-
-
-def _windows_arm(kind: type[Any], position: int, targets: str) -> Any:
-    table = RECORD_TABLES[kind]
-    return select(literal(position).label("kind"), table.c.seq, table.c.doc).where(
-        table.c.target_id.in_(bindparam(targets, expanding=True)),
-        table.c.start_date <= bindparam("last"),
-        table.c.end_date >= bindparam("first"),
-    )
-
-
-_WINDOWS = union_all(
-    _windows_arm(Block, 0, "block_targets"), _windows_arm(Allocation, 1, "allocation_targets")
-)
-"""Blocks and allocations touching a date range, in one statement (``windows_touching``)."""
-
-_PREFETCH_STATEMENTS: dict[tuple[type[Any], ...], Any] = {}
-
-
-def _prefetch_statement(kinds: tuple[type[Any], ...]) -> Any:
-    """One statement reading one record of each of *kinds* by id (``id_0``, ``id_1``, ...)."""
-    built = _PREFETCH_STATEMENTS.get(kinds)
-    if built is None:
-        parts = [
-            select(literal(position).label("position"), RECORD_TABLES[kind].c.doc).where(
-                RECORD_TABLES[kind].c.id == bindparam(f"id_{position}")
-            )
-            for position, kind in enumerate(kinds)
-        ]
-        built = _PREFETCH_STATEMENTS[kinds] = parts[0] if len(parts) == 1 else union_all(*parts)
-    return built
-
-
 _UNLINK = delete(_LINK).where(_LINK.c.appointment_id == bindparam("record_id"))
 _LINK_ROWS = insert(_LINK)
 
@@ -389,7 +267,7 @@ class SQLReader:
             return
         for kind, _ in missing:
             self._statements(kind)  # refuses a kind that is not a record kind
-        statement = _prefetch_statement(tuple(kind for kind, _ in missing))
+        statement = prefetch_statement(tuple(kind for kind, _ in missing))
         parameters = {
             f"id_{position}": record_id for position, (_, record_id) in enumerate(missing)
         }
@@ -410,8 +288,8 @@ class SQLReader:
     def page(self, kind: type[R], query: ListQuery, /) -> Listed[R]:
         self._statements(kind)  # refuses a kind that is not a record kind
         check_query(kind, query)
-        shape, parameters, residual = _list_shape(kind, query)
-        rows, window, count = _list_statements(shape)
+        shape, parameters, residual = list_shape(kind, query)
+        rows, window, count = list_statements(shape)
         first, last = query.offset, query.offset + query.limit
         if any(not choices for choices in query.one_of.values()):
             return Listed([], 0)  # one of no values: nothing matches
@@ -469,7 +347,7 @@ class SQLReader:
             "first": first,
             "last": last,
         }
-        rows = sorted(self._rows(_WINDOWS, parameters), key=lambda row: (row[0], row[1]))
+        rows = sorted(self._rows(WINDOWS, parameters), key=lambda row: (row[0], row[1]))
         return (
             [decode(Block, row[2]) for row in rows if row[0] == 0],
             [decode(Allocation, row[2]) for row in rows if row[0] == 1],

@@ -19,7 +19,7 @@ from sqlalchemy.schema import CreateColumn
 from slotwise.model import ApiToken, Appointment, OutboxEvent, QueuedReminder
 
 from ._codec import decode, encode
-from ._schema import RECORD_TABLES, email_key
+from ._schema import RECORD_TABLES, record_values
 
 __all__ = ["UPGRADES", "Upgrade", "event_location"]
 
@@ -135,37 +135,29 @@ def _version_3_to_4(conn: Connection, schema: str | None) -> None:
     _add_indexes(conn, events, schema)
 
 
-def _fill_from_documents(
-    conn: Connection,
-    kind: type[Any],
-    empty: str,
-    values_of: Callable[[Any], dict[str, Any]],
-) -> None:
-    """Fill the columns *values_of* gives for every row of *kind* whose *empty* column is NULL."""
+def _fill_from_documents(conn: Connection, kind: type[Any], columns: tuple[str, ...]) -> None:
+    """
+    Fill *columns* of every row of *kind* whose first of them is NULL, from its document.
+
+    The values are what every write derives (``record_values``), so an upgraded row holds what
+    the same record written now would.
+    """
     table = RECORD_TABLES[kind]
     after = 0
     while True:
         rows = conn.execute(
             select(table.c.seq, table.c.doc)
-            .where(table.c.seq > after, table.c[empty].is_(None))
+            .where(table.c.seq > after, table.c[columns[0]].is_(None))
             .order_by(table.c.seq)
             .limit(_BATCH)
         ).all()
         for seq, document in rows:
-            values = values_of(decode(kind, document))
+            derived = record_values(decode(kind, document), document)
+            values = {column: derived[column] for column in columns}
             conn.execute(update(table).where(table.c.seq == seq).values(**values))
         if len(rows) < _BATCH:
             return
         after = rows[-1][0]
-
-
-def _appointment_columns(appointment: Appointment) -> dict[str, Any]:
-    email = appointment.email
-    return {
-        "service_id": appointment.service_id,
-        "status": appointment.status.value,
-        "email_key": None if email is None else email_key(email),
-    }
 
 
 def _version_4_to_5(conn: Connection, schema: str | None) -> None:
@@ -175,20 +167,15 @@ def _version_4_to_5(conn: Connection, schema: str | None) -> None:
 
     The columns are filled from each record's document, in batches, then indexed.
     """
-    appointments = RECORD_TABLES[Appointment]
-    for column in ("service_id", "status", "email_key"):
-        _add_column(conn, appointments, column, schema)
-    _fill_from_documents(conn, Appointment, "status", _appointment_columns)
-    _add_indexes(conn, appointments, schema)
-    events = RECORD_TABLES[OutboxEvent]
-    _add_column(conn, events, "delivery_status", schema)
-    _fill_from_documents(
-        conn,
-        OutboxEvent,
-        "delivery_status",
-        lambda event: {"delivery_status": event.delivery_status},
-    )
-    _add_indexes(conn, events, schema)
+    for kind, columns in (
+        (Appointment, ("status", "service_id", "email_key")),
+        (OutboxEvent, ("delivery_status",)),
+    ):
+        table = RECORD_TABLES[kind]
+        for column in columns:
+            _add_column(conn, table, column, schema)
+        _fill_from_documents(conn, kind, columns)
+        _add_indexes(conn, table, schema)
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
