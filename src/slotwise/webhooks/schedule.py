@@ -57,8 +57,8 @@ def next_attempt_at(
     if attempts >= len(RETRY_DELAYS):
         return None
     delay = RETRY_DELAYS[attempts]
-    # Seeded by the delivery and the attempt: the same inputs give the same time. clock-ok
-    spread = random.Random(f"{event_id}:{attempts}").uniform(-JITTER, JITTER)
+    # Seeded by the delivery and the attempt: the same inputs give the same time.
+    spread = random.Random(f"{event_id}:{attempts}").uniform(-JITTER, JITTER)  # clock-ok
     wait = delay * (1 + spread)
     if retry_after is not None and retry_after > wait:
         wait = min(retry_after, MAX_RETRY_AFTER)
