@@ -17,7 +17,7 @@ from typing import Any, cast
 
 import attrs
 import pytest
-from sqlalchemy import create_engine, event, inspect, select, text, update
+from sqlalchemy import create_engine, delete, event, inspect, select, text, update
 from sqlalchemy.exc import SQLAlchemyError
 
 from slotwise.errors import ConflictError, FieldTooLong, NotFound, StoreError, StoreUnavailable
@@ -39,7 +39,7 @@ from slotwise.storage.listing import ListQuery
 from slotwise.storage.memory import MemoryStore
 from slotwise.storage.protocol import Store
 from slotwise.storage.sql import SCHEMA_VERSION, SQLStore
-from slotwise.storage.sql._schema import RECORD_TABLES, schema_version
+from slotwise.storage.sql._schema import RECORD_TABLES, schema_version, spans
 from slotwise.storage.sql._upgrades import UPGRADES, event_location
 from slotwise.testing import StoreContract
 from slotwise.testing.contract._world import RES_1, RES_2, SVC_A1, _bare_world, _window
@@ -295,6 +295,11 @@ _LIST_INDEXES = (
 )
 
 
+def _drop_padding_bounds(conn: Any) -> None:
+    """Remove what schema version 6 added: the companies' padding span rows."""
+    conn.execute(delete(spans).where(spans.c.scope == "padding"))
+
+
 def _drop_list_columns(conn: Any, store: SQLStore) -> None:
     """Remove what schema version 5 added: the appointment and event columns of the list read."""
     for kind, columns in ((Appointment, _LIST_COLUMNS), (OutboxEvent, ("delivery_status",))):
@@ -346,6 +351,7 @@ class TestUpgradeFrom1:
         """Turn *store*'s tables into the version 1 layout, documents included."""
         events = RECORD_TABLES[OutboxEvent]
         with _schema_connection(store) as conn:
+            _drop_padding_bounds(conn)  # schema version 6
             _drop_list_columns(conn, store)  # schema version 5
             _drop_delivery_state(conn, store)  # schema version 4
             for table in RECORD_TABLES.values():
@@ -429,6 +435,7 @@ class TestUpgradeFrom2:
     @staticmethod
     def _make_version_2(store: SQLStore) -> None:
         with _schema_connection(store) as conn:
+            _drop_padding_bounds(conn)  # schema version 6
             _drop_list_columns(conn, store)  # schema version 5
             _drop_delivery_state(conn, store)  # schema version 4
             RECORD_TABLES[ApiToken].drop(conn)
@@ -471,6 +478,7 @@ class TestUpgradeFrom3:
     @staticmethod
     def _make_version_3(store: SQLStore) -> None:
         with _schema_connection(store) as conn:
+            _drop_padding_bounds(conn)  # schema version 6
             _drop_list_columns(conn, store)  # schema version 5
             _drop_delivery_state(conn, store)
             conn.execute(update(schema_version).values(version=3))
@@ -527,6 +535,7 @@ class TestUpgradeFrom4:
     @staticmethod
     def _make_version_4(store: SQLStore) -> None:
         with _schema_connection(store) as conn:
+            _drop_padding_bounds(conn)  # schema version 6
             _drop_list_columns(conn, store)
             conn.execute(update(schema_version).values(version=4))
             conn.commit()
@@ -605,6 +614,61 @@ class TestUpgradeFrom4:
         rows = _raw(sql_store, "SELECT id, service_id FROM slotwise_appointment ORDER BY id")
         assert 3 == len(rows)
         assert all(row[1] is not None for row in rows)
+
+
+class TestUpgradeFrom5:
+    """Schema version 6 (the companies' padding bounds): the step from version 5."""
+
+    @staticmethod
+    def _make_version_5(store: SQLStore) -> None:
+        with _schema_connection(store) as conn:
+            _drop_padding_bounds(conn)
+            conn.execute(update(schema_version).values(version=5))
+            conn.commit()
+
+    @staticmethod
+    def _services() -> list[Service]:
+        where = {"company_id": "co", "location_id": "loc"}
+        return [
+            sample_service(id="svc-30", padding=30, **where),
+            sample_service(id="svc-90", padding=90, **where),
+        ]
+
+    @staticmethod
+    def _bounds(store: SQLStore) -> list[tuple[str, int]]:
+        rows = _raw(
+            store,
+            "SELECT scope_id, MAX(length) FROM slotwise_span WHERE scope = 'padding' "
+            "GROUP BY scope_id ORDER BY scope_id",
+        )
+        return [(row[0], int(row[1])) for row in rows]
+
+    def test_version_5_is_upgraded_to_6(self, backend: Backend, sql_store: SQLStore):
+        """create=True stores each company's largest service padding; the booking read uses it."""
+        _insert(sql_store, *_world(*self._services()))
+        assert [("co", 90 * 60 * 10**6)] == self._bounds(sql_store)
+        self._make_version_5(sql_store)
+        assert [] == self._bounds(sql_store)
+        with pytest.raises(StoreError, match="version 5"):
+            backend.reopen(sql_store, create=False)
+
+        backend.reopen(sql_store).close()
+
+        assert [("co", 90 * 60 * 10**6)] == self._bounds(sql_store)
+        assert [(SCHEMA_VERSION,)] == _raw(sql_store, "SELECT version FROM slotwise_schema_version")
+
+    def test_the_step_can_run_again(self, backend: Backend, sql_store: SQLStore):
+        """Run twice, the step finds the bound stored and inserts nothing more."""
+        _insert(sql_store, *_world(*self._services()))
+        self._make_version_5(sql_store)
+        backend.reopen(sql_store).close()
+
+        with _schema_connection(sql_store) as conn:
+            UPGRADES[5](conn, sql_store.schema)
+            conn.commit()
+
+        rows = _raw(sql_store, "SELECT length FROM slotwise_span WHERE scope = 'padding'")
+        assert [(90 * 60 * 10**6,)] == [tuple(row) for row in rows]
 
 
 class TestReadsOncePerUnit:

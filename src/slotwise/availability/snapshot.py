@@ -29,7 +29,7 @@ from slotwise.model import (
     Service,
     ServiceScope,
 )
-from slotwise.storage.batched import windows_touching
+from slotwise.storage.batched import appointments_occupying, windows_touching
 from slotwise.storage.protocol import Reader
 
 from .busy import BusyIntervals, BusyTimeProvider, fetch_busy_time
@@ -242,16 +242,23 @@ def read_snapshot(
         last=last,
     )
     start, end = appointment_range(location, first, last)
-    if judged_between is not None:
-        # Padding reaches at most a day past an appointment's end.
-        start, end = judged_between[0] - _LONGEST_PADDING, judged_between[1]
     appointments: list[Appointment] = []
-    if resource_ids:
+    if resource_ids and judged_between is not None:
+        start, end = judged_between
+        appointments = appointments_occupying(
+            reader,
+            company_id=location.company_id,
+            location_id=location.id,
+            resource_ids=resource_ids,
+            start=start,
+            end=end,
+        )
+    elif resource_ids:
         appointments = reader.appointments_overlapping(
             location_id=location.id, resource_ids=resource_ids, start=start, end=end
         )
-        if exclude_appointment_id is not None:
-            appointments = [a for a in appointments if a.id != exclude_appointment_id]
+    if exclude_appointment_id is not None:
+        appointments = [a for a in appointments if a.id != exclude_appointment_id]
     paddings: dict[str, int] = {}
     for service_id in {appointment.service_id for appointment in appointments} - {service.id}:
         other = reader.get(Service, service_id)

@@ -1,22 +1,26 @@
 """
-Reads a store may answer together: records by id, and the blocks and allocations of a range.
+Reads a store may answer together or narrower than the protocol's: records by id, the blocks and
+allocations of a range, the appointments occupying a range.
 
 Not part of the storage protocol: a store that can answer several reads in one round trip
-(``SQLStore``) offers ``prefetch`` and ``windows_touching`` methods, and these functions use them;
-on any other store they fall back to the protocol's reads (``MemoryStore``, where a read costs no
-round trip, needs nothing more).
+(``SQLStore``) offers ``prefetch`` and ``windows_touching`` methods, and a store that knows how
+much padding its services have (``SQLStore``, ``MemoryStore``) offers ``appointments_occupying``;
+these functions use them, and on any other store fall back to the protocol's reads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from datetime import date
+from datetime import date, datetime, timedelta
 from typing import Any
 
-from slotwise.model import Allocation, Block
+from slotwise.model import Allocation, Appointment, Block
 from slotwise.storage.protocol import Reader
 
-__all__ = ["prefetch", "windows_touching"]
+__all__ = ["appointments_occupying", "prefetch", "windows_touching"]
+
+# A service's padding is at most 1,440 minutes (slotwise.model.catalog.Service).
+_LONGEST_PADDING = timedelta(days=1)
 
 
 def prefetch(reader: Reader, wanted: Iterable[tuple[type[Any], str | None]]) -> None:
@@ -50,3 +54,40 @@ def windows_touching(
     blocks = reader.blocks_touching(target_ids=block_targets, first=first, last=last)
     allocations = reader.allocations_touching(target_ids=allocation_targets, first=first, last=last)
     return blocks, allocations
+
+
+def appointments_occupying(
+    reader: Reader,
+    *,
+    company_id: str,
+    location_id: str,
+    resource_ids: Collection[str],
+    start: datetime,
+    end: datetime,
+) -> list[Appointment]:
+    """
+    Return the appointments at *location_id* taking one of *resource_ids* whose occupied time may
+    meet ``[start, end)``, ordered by (start, id).
+
+    An appointment occupies ``[its start, its end + its service's padding)``. The answer holds
+    every appointment whose occupied time meets the range, and may hold more that only come
+    near it (the caller judges each with its service's padding): a store that knows the largest
+    padding of *company_id*'s services reads back that far before *start*; any other store reads
+    back a whole day (the largest padding a service can have).
+    """
+    read_narrower = getattr(reader, "appointments_occupying", None)
+    if read_narrower is not None:
+        found: list[Appointment] = read_narrower(
+            company_id=company_id,
+            location_id=location_id,
+            resource_ids=resource_ids,
+            start=start,
+            end=end,
+        )
+        return found
+    return reader.appointments_overlapping(
+        location_id=location_id,
+        resource_ids=resource_ids,
+        start=start - _LONGEST_PADDING,
+        end=end,
+    )

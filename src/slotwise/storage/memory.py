@@ -29,6 +29,7 @@ from slotwise.model import (
     OutboxEvent,
     QueuedReminder,
     Record,
+    Service,
 )
 from slotwise.storage.listing import Listed, ListQuery, check_query, fold
 from slotwise.storage.protocol import R
@@ -36,6 +37,7 @@ from slotwise.storage.protocol import R
 __all__ = ["MemoryStore"]
 
 _Window = Block | Allocation
+_NO_PADDING = timedelta(0)
 K = TypeVar("K", bound=tuple[Any, ...])
 # A list index: (kind, company id, field, value) -> sorted [(creation sequence, id)]; field None
 # (and value None) is the company's whole list.
@@ -216,6 +218,10 @@ class MemoryStore:
         self._longest: dict[str, timedelta] = {}
         self._by_location: dict[str, list[tuple[datetime, str]]] = {}
         self._longest_at_location: dict[str, timedelta] = {}
+        # company id -> the largest padding any of its services has had: an appointment occupies
+        # [start, end + its service's padding), so an occupancy read starts this much earlier.
+        # It only grows (a padding lowered later leaves a looser bound, never a wrong one).
+        self._padding_bound: dict[str, timedelta] = {}
         # (kind, parent id) -> {record id: creation sequence number}: blocks and allocations by
         # target, appointments by customer, reminders and audit entries by appointment.
         self._children: dict[tuple[type[Any], str], dict[str, int]] = {}
@@ -357,6 +363,11 @@ class MemoryStore:
                 self._holds.add(
                     record.company_id, record.location_id, (record.hold_expires_at, record.id)
                 )
+        elif isinstance(record, Service):
+            padding = timedelta(minutes=record.padding)
+            bound = self._padding_bound.get(record.company_id)
+            if bound is None or bound < padding:
+                self._padding_bound[record.company_id] = padding
         elif isinstance(record, Customer):
             if record.email is not None:
                 key = (record.company_id, record.email.strip().casefold())
@@ -561,6 +572,22 @@ class _MemoryReader:
         # One index is already in (start, id) order, and a dict keeps insertion order.
         keys = list(seen.values()) if len(sources) == 1 else sorted(seen.values())
         return [table[record_id] for _, record_id in keys]
+
+    def appointments_occupying(
+        self,
+        *,
+        company_id: str,
+        location_id: str,
+        resource_ids: Collection[str],
+        start: datetime,
+        end: datetime,
+    ) -> list[Appointment]:
+        # The capability slotwise.storage.batched.appointments_occupying uses: the company's
+        # padding bound, not a whole day, is how far before *start* an occupied time can end.
+        bound = self._store._padding_bound.get(company_id, _NO_PADDING)
+        return self.appointments_overlapping(
+            location_id=location_id, resource_ids=resource_ids, start=start - bound, end=end
+        )
 
     def appointment_by_idempotency_key(self, company_id: str, key: str) -> Appointment | None:
         store = self._store

@@ -76,7 +76,7 @@ __all__ = [
     "spans",
 ]
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """The layout this module creates; stored in ``slotwise_schema_version`` (see docs/sql.md)."""
 
 KEY_LENGTH = 255
@@ -306,12 +306,14 @@ spans = Table(
     **_TABLE_OPTIONS,
 )
 """
-Appointment lengths (microseconds) seen per resource and per location; only ever inserted.
+Appointment lengths (microseconds) seen per resource and per location, and (schema version 6)
+the largest service padding seen per company (scope ``padding``); only ever inserted.
 
 An appointment overlapping ``[start, end)`` starts in ``[start - longest, end)``, so the range
 reads scan the ``start`` index from ``start - longest`` instead of from the beginning of
-history. Rows are insert-only (a new row only when a length exceeds what was stored), so
-concurrent bookings never update, and never wait for, a shared row.
+history; an appointment whose occupied time (end plus its service's padding) meets ``[start,
+end)`` ends after ``start - padding``. Rows are insert-only (a new row only when a length
+exceeds what was stored), so concurrent bookings never update, and never wait for, a shared row.
 """
 
 locks = Table(

@@ -5,7 +5,7 @@ the statements they run, each built once per record table.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +41,7 @@ from slotwise.model import (
     OutboxEvent,
     QueuedReminder,
     Record,
+    Service,
 )
 from slotwise.storage.listing import Listed, ListQuery, check_query
 from slotwise.storage.protocol import R
@@ -152,6 +153,20 @@ _LONGEST = (
         spans.c.scope_id.in_(bindparam("scope_ids", expanding=True)),
     )
     .group_by(spans.c.scope_id)
+)
+# The resources' longest appointments and the company's largest service padding, together.
+_LONGEST_AND_PADDING = (
+    select(spans.c.scope, spans.c.scope_id, func.max(spans.c.length))
+    .where(
+        or_(
+            and_(
+                spans.c.scope == "resource",
+                spans.c.scope_id.in_(bindparam("scope_ids", expanding=True)),
+            ),
+            and_(spans.c.scope == "padding", spans.c.scope_id == bindparam("company_id")),
+        )
+    )
+    .group_by(spans.c.scope, spans.c.scope_id)
 )
 _AT_LOCATION = (
     select(_APPOINTMENTS.c.doc)
@@ -373,6 +388,46 @@ class SQLReader:
             row[0]: int(row[1])
             for row in self._rows(_LONGEST, {"scope": scope, "scope_ids": scope_ids})
         }
+        return self._overlapping(location_id, resource_ids, start, end, longest)
+
+    def appointments_occupying(
+        self,
+        *,
+        company_id: str,
+        location_id: str,
+        resource_ids: Collection[str],
+        start: datetime,
+        end: datetime,
+    ) -> list[Appointment]:
+        """
+        The capability ``slotwise.storage.batched.appointments_occupying`` uses: the overlap
+        read from ``start`` minus the company's largest service padding (a ``padding`` span
+        row, read in the same statement as the resources' longest appointments).
+        """
+        ensure_aware(start, field="start")
+        ensure_aware(end, field="end")
+        scope_ids = sorted(set(resource_ids))
+        if not scope_ids:
+            return []
+        longest: dict[str, int] = {}
+        padding = 0
+        parameters = {"scope_ids": scope_ids, "company_id": company_id}
+        for scope, scope_id, length in self._rows(_LONGEST_AND_PADDING, parameters):
+            if scope == "padding":
+                padding = int(length)
+            else:
+                longest[scope_id] = int(length)
+        earlier = timedelta(microseconds=padding)
+        return self._overlapping(location_id, scope_ids, start - earlier, end, longest)
+
+    def _overlapping(
+        self,
+        location_id: str,
+        resource_ids: Collection[str] | None,
+        start: datetime,
+        end: datetime,
+        longest: Mapping[str, int],
+    ) -> list[Appointment]:
         if not longest:
             return []  # no appointment was ever stored there
         # An appointment overlapping [start, end) starts in [start - longest, end): an index
@@ -538,6 +593,8 @@ class SQLTransaction(SQLReader):
             raise DuplicateRecord(kind=kind.__name__, field="id", value=record.id)
         if isinstance(record, Appointment):
             self._link(record, replace=False)
+        elif isinstance(record, Service):
+            self._bound_padding(record)
         self._known[(kind, record.id)] = record
 
     def update(self, record: Record, /) -> None:
@@ -550,6 +607,8 @@ class SQLTransaction(SQLReader):
             raise NotFound(kind=kind.__name__, record_id=record.id)
         if isinstance(record, Appointment):
             self._link(record, replace=True)
+        elif isinstance(record, Service):
+            self._bound_padding(record)
         self._known[(kind, record.id)] = record
 
     def delete(self, kind: type[Record], record_id: str, /) -> None:
@@ -625,13 +684,21 @@ class SQLTransaction(SQLReader):
             ]
             self._execute(_LINK_ROWS, rows)
         length = (record.end - record.start) // _MICROSECOND
+        self._grow_spans(
+            [("location", record.location_id)]
+            + [("resource", resource_id) for resource_id in resources],
+            length,
+        )
+
+    def _bound_padding(self, record: Service) -> None:
+        """Grow the company's padding bound (a ``padding`` span row) to the service's padding."""
+        padding = timedelta(minutes=record.padding) // _MICROSECOND
+        self._grow_spans([("padding", record.company_id)], padding)
+
+    def _grow_spans(self, keys: list[tuple[str, str]], length: int) -> None:
+        """Insert a span row of *length* for each key whose stored bound is below it."""
         known = self._store._known_spans
-        needed = [
-            key
-            for key in [("location", record.location_id)]
-            + [("resource", resource_id) for resource_id in resources]
-            if known.get(key, -1) < length
-        ]
+        needed = [key for key in keys if known.get(key, -1) < length]
         if not needed:
             return
         rows = [

@@ -9,17 +9,17 @@ implicitly, so every step checks what is already there and can run again after a
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import attrs
-from sqlalchemy import Connection, Table, inspect, select, text, update
+from sqlalchemy import Connection, Table, func, insert, inspect, select, text, update
 from sqlalchemy.schema import CreateColumn
 
-from slotwise.model import ApiToken, Appointment, OutboxEvent, QueuedReminder
+from slotwise.model import ApiToken, Appointment, OutboxEvent, QueuedReminder, Service
 
 from ._codec import decode, encode
-from ._schema import RECORD_TABLES, record_values
+from ._schema import RECORD_TABLES, record_values, spans
 
 __all__ = ["UPGRADES", "Upgrade", "event_location"]
 
@@ -178,6 +178,38 @@ def _version_4_to_5(conn: Connection, schema: str | None) -> None:
         _add_indexes(conn, table, schema)
 
 
+def _version_5_to_6(conn: Connection, schema: str | None) -> None:
+    """
+    The booking check reads back only as far as a company's largest service padding: a
+    ``padding`` span row per company, from its services' documents.
+    """
+    table = RECORD_TABLES[Service]
+    largest: dict[str, int] = {}
+    after = 0
+    while True:
+        rows = conn.execute(
+            select(table.c.seq, table.c.doc)
+            .where(table.c.seq > after)
+            .order_by(table.c.seq)
+            .limit(_BATCH)
+        ).all()
+        for _, document in rows:
+            service = decode(Service, document)
+            padding = timedelta(minutes=service.padding) // timedelta(microseconds=1)
+            largest[service.company_id] = max(padding, largest.get(service.company_id, 0))
+        if len(rows) < _BATCH:
+            break
+        after = rows[-1][0]
+    for company_id, padding in sorted(largest.items()):
+        stored = conn.execute(
+            select(func.max(spans.c.length)).where(
+                spans.c.scope == "padding", spans.c.scope_id == company_id
+            )
+        ).scalar()
+        if stored is None or int(stored) < padding:
+            conn.execute(insert(spans).values(scope="padding", scope_id=company_id, length=padding))
+
+
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 UPGRADES: dict[int, Upgrade] = {
@@ -185,5 +217,6 @@ UPGRADES: dict[int, Upgrade] = {
     2: _version_2_to_3,
     3: _version_3_to_4,
     4: _version_4_to_5,
+    5: _version_5_to_6,
 }
 """``UPGRADES[n]`` moves a schema from version *n* to *n* + 1."""

@@ -1,23 +1,31 @@
 """
-Part of :class:`~slotwise.testing.StoreContract`. The range read of appointments: ``appointments_overlapping``.
+Part of :class:`~slotwise.testing.StoreContract`. The range reads of appointments:
+``appointments_overlapping``, and ``slotwise.storage.batched.appointments_occupying`` (the
+booking check's read, narrower on stores that know their services' largest padding).
 """
 
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta, timezone
+from typing import Any
 
 import attrs
 
 from slotwise.model import (
     Appointment,
     AppointmentStatus,
+    Service,
 )
+from slotwise.storage.batched import appointments_occupying
+from slotwise.storage.protocol import Reader
+from slotwise.testing.samples import sample_service
 
 from ._base import (
     ContractBase,
     _shows,
 )
 from ._world import (
+    CO_A,
     LOC_A1,
     LOC_A2,
     LOC_B1,
@@ -33,8 +41,107 @@ from ._world import (
 )
 
 
+def _occupying(
+    reader: Reader, start: datetime, end: datetime, resource_ids: list[str]
+) -> list[str]:
+    """Return the ids ``appointments_occupying`` finds at LOC_A1, in its order."""
+    found = appointments_occupying(
+        reader,
+        company_id=CO_A,
+        location_id=LOC_A1,
+        resource_ids=resource_ids,
+        start=start,
+        end=end,
+    )
+    return [appointment.id for appointment in found]
+
+
+def _occupies(reader: Reader, appointment: Appointment, start: datetime, end: datetime) -> bool:
+    """Tell whether *appointment*'s occupied time (end plus its service's padding) meets the range."""
+    service = reader.get(Service, appointment.service_id)
+    padding = timedelta(minutes=service.padding if service is not None else 0)
+    return appointment.start < end and appointment.end + padding > start
+
+
 class AppointmentRangeContract(ContractBase):
-    """The range read of appointments: ``appointments_overlapping``."""
+    """The range reads of appointments: ``appointments_overlapping`` and the occupancy read."""
+
+    # -- the occupancy read --------------------------------------------------------------
+
+    _PADDED = "svc-padded"
+
+    def _padded_world(self, padding: int) -> list[Any]:
+        """The bare world, a service of LOC_A1 with *padding*, and appointments of both services."""
+        padded = sample_service(
+            id=self._PADDED, company_id=CO_A, location_id=LOC_A1, padding=padding
+        )
+        return [
+            *_bare_world(),
+            padded,
+            _appointment("apt-padded", _at(8), _at(9), service_id=self._PADDED),
+            _appointment("apt-plain", _at(8), _at(9, 30), resource_ids=[RES_2]),
+            _appointment("apt-long-ago", _at(1), _at(2), service_id=self._PADDED),
+            _appointment("apt-later", _at(10, 30), _at(11), resource_ids=[RES_1, RES_2]),
+        ]
+
+    def test_occupancy_read_holds_every_appointment_whose_padding_reaches_the_range(self) -> None:
+        """
+        Every appointment whose [start, end + padding) meets the range is found, in (start, id)
+        order, and nothing the day before it could not reach: ``[10:00, 11:00)`` meets the
+        08:00-09:00 appointment of a service padded 90 minutes, not the 08:00-09:30 unpadded one.
+        """
+        store = self._store(*self._padded_world(90))
+        start, end = _at(10), _at(11)
+
+        with store.read() as reader:
+            found = _occupying(reader, start, end, [RES_1, RES_2])
+            day_before = reader.appointments_overlapping(
+                location_id=LOC_A1,
+                resource_ids=[RES_1, RES_2],
+                start=start - timedelta(days=1),
+                end=end,
+            )
+            required = [a.id for a in day_before if _occupies(reader, a, start, end)]
+
+        assert {"apt-padded", "apt-later"} == set(required)
+        assert set(required) <= set(found), _shows(required, found)
+        assert set(found) <= {a.id for a in day_before}, _shows([a.id for a in day_before], found)
+        by_id = {a.id: a for a in day_before}
+        assert found == sorted(found, key=lambda i: (by_id[i].start, i))
+
+    def test_occupancy_read_sees_a_padding_raised_after_booking(self) -> None:
+        """Padding raised from 0 to 120 minutes after the booking: the 08:00-09:00 one reaches 10:30."""
+        store = self._store(*self._padded_world(0))
+        start, end = _at(10, 30), _at(11)
+        with store.read() as reader:
+            before = _occupying(reader, start, end, [RES_1])
+            service = reader.get(Service, self._PADDED)
+        assert service is not None
+        with store.transaction() as tx:
+            tx.update(attrs.evolve(service, padding=120))
+
+        with store.read() as reader:
+            after = _occupying(reader, start, end, [RES_1])
+
+        assert "apt-later" in before
+        assert {"apt-padded", "apt-later"} <= set(after), _shows(["apt-padded", "apt-later"], after)
+
+    def test_occupancy_read_keeps_to_the_location_and_resources(self) -> None:
+        """Appointments of other resources, other locations and other companies are never found."""
+        store = self._store(
+            *self._padded_world(1440),
+            _appointment("apt-a2", _at(10), _at(11), resource_ids=[RES_4], location_id=LOC_A2),
+            _appointment("apt-b1", _at(10), _at(11), resource_ids=[RES_B], location_id=LOC_B1),
+        )
+
+        with store.read() as reader:
+            found = _occupying(reader, _at(10), _at(11), [RES_1, RES_4, RES_B])
+            nothing = _occupying(reader, _at(10), _at(11), [])
+
+        assert {"apt-padded", "apt-long-ago", "apt-later"} == set(found), _shows(
+            ["apt-long-ago", "apt-padded", "apt-later"], found
+        )
+        assert [] == nothing
 
     # -- appointments --------------------------------------------------------------------
 
