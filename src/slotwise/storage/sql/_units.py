@@ -5,6 +5,7 @@ the statements they run, each built once per record table.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -168,6 +169,37 @@ _LONGEST_AND_PADDING = (
     )
     .group_by(spans.c.scope, spans.c.scope_id)
 )
+
+
+@functools.lru_cache(maxsize=64)
+def _taking_resources(count: int) -> Any:
+    """
+    The appointments taking one of *count* resources (``resource_0``..) from ``earliest_0``.. to
+    ``end`` and ending after ``start``: built once per count, so a read binds values only.
+    """
+    ranges = [
+        and_(
+            _LINK.c.resource_id == bindparam(f"resource_{position}"),
+            _LINK.c.start_at >= bindparam(f"earliest_{position}", type_=Instant()),
+            _LINK.c.start_at < bindparam("end", type_=Instant()),
+        )
+        for position in range(count)
+    ]
+    # A derived table joined on the unique id, not "id IN (subquery)": SQLite would scan the
+    # location's whole history and test each id against the list.
+    taking = (
+        select(_LINK.c.appointment_id)
+        .where(or_(*ranges), _LINK.c.end_at > bindparam("start", type_=Instant()))
+        .distinct()
+        .subquery()
+    )
+    return (
+        select(_APPOINTMENTS.c.doc)
+        .join_from(taking, _APPOINTMENTS, _APPOINTMENTS.c.id == taking.c.appointment_id)
+        .order_by(_APPOINTMENTS.c.start_at, _APPOINTMENTS.c.id)
+    )
+
+
 _AT_LOCATION = (
     select(_APPOINTMENTS.c.doc)
     .where(
@@ -432,44 +464,24 @@ class SQLReader:
             return []  # no appointment was ever stored there
         # An appointment overlapping [start, end) starts in [start - longest, end): an index
         # range read whose cost does not grow with the history before it.
+        parameters: dict[str, Any] = {"start": start, "end": end}
         if resource_ids is None:
-            parameters = {
-                "location_id": location_id,
-                "earliest": _minus(start, longest[location_id]),
-                "start": start,
-                "end": end,
-            }
+            parameters["location_id"] = location_id
+            parameters["earliest"] = _minus(start, longest[location_id])
             return self._records(Appointment, _AT_LOCATION, parameters)
-        ranges = [
-            and_(
-                _LINK.c.resource_id == resource_id,
-                _LINK.c.start_at >= _minus(start, length),
-                _LINK.c.start_at < end,
-            )
-            for resource_id, length in sorted(longest.items())
-        ]
-        # A derived table joined on the unique id, not "id IN (subquery)": SQLite would scan
-        # the location's whole history and test each id against the list.
-        taking = (
-            select(_LINK.c.appointment_id)
-            .where(or_(*ranges), _LINK.c.end_at > start)
-            .distinct()
-            .subquery()
-        )
+        for position, (resource_id, length) in enumerate(sorted(longest.items())):
+            parameters[f"resource_{position}"] = resource_id
+            parameters[f"earliest_{position}"] = _minus(start, length)
         # The location is checked here, not in SQL: a location condition on the appointments
         # table lets a planner without fresh statistics (PostgreSQL on a young table guesses
         # 0.5% of rows per location) walk the location's whole history by its index and probe
         # the derived table for each row. Without it the only way in is the link range, then
         # the appointments by id. An appointment whose resource worked at another location
         # then is read and dropped, which is rare and bounded by the range.
-        statement = (
-            select(_APPOINTMENTS.c.doc)
-            .join_from(taking, _APPOINTMENTS, _APPOINTMENTS.c.id == taking.c.appointment_id)
-            .order_by(_APPOINTMENTS.c.start_at, _APPOINTMENTS.c.id)
-        )
+        statement = _taking_resources(len(longest))
         return [
             appointment
-            for appointment in self._records(Appointment, statement)
+            for appointment in self._records(Appointment, statement, parameters)
             if appointment.location_id == location_id
         ]
 
