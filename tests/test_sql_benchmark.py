@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -61,8 +63,17 @@ def _scenario(directory: Path) -> Path:
 
 def _run(tmp_path: Path, *stores: str) -> tuple[int, list[dict[str, Any]]]:
     """Run a tiny benchmark on *stores* (temporary files under tmp_path); return (pid, reports)."""
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
+    # Not under tmp_path: the script's process pool puts a socket in TMPDIR, and a socket path
+    # may be at most 107 bytes (pytest-xdist's tmp_path names alone come near that).
+    scratch = Path(tempfile.mkdtemp(prefix="sw-"))
+    try:
+        return _run_in(scratch, tmp_path, *stores)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _run_in(scratch: Path, tmp_path: Path, *stores: str) -> tuple[int, list[dict[str, Any]]]:
+    """Run the benchmark with TMPDIR=*scratch*; check it left nothing there."""
     process = subprocess.Popen(
         [
             sys.executable,
