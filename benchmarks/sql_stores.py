@@ -548,7 +548,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--history",
         type=int,
         nargs="+",
-        default=[1_000, 1_000_000],
+        default=[1_000, 100_000],
         help="past appointment counts, increasing",
     )
     parser.add_argument("--batch", type=int, default=10_000, help="history inserts per unit")
