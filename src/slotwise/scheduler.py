@@ -34,6 +34,7 @@ from slotwise.operations.resources import ResourceOperations
 from slotwise.operations.service_groups import ServiceGroupOperations
 from slotwise.operations.services import ServiceOperations
 from slotwise.operations.tokens import TokenOperations, TokenSource, random_token
+from slotwise.storage.configuration import ConfigurationCache
 from slotwise.storage.memory import MemoryStore
 from slotwise.storage.protocol import Store
 
@@ -102,6 +103,11 @@ class Scheduler:
         self.meeting_links: MeetingLinkProvider = (
             meeting_links if meeting_links is not None else NoMeetingLinks()
         )
+        self.configuration_cache = ConfigurationCache()
+        """
+        This scheduler's copy of each company's configuration, checked against the store's
+        configuration version on every availability read (decision 49).
+        """
         self.tokens = TokenOperations(
             self.store,
             self.clock,
@@ -175,6 +181,7 @@ class Scheduler:
                 calendar_authorizer=self.calendar_authorizer,
                 max_query_days=self.max_query_days,
                 meeting_links=self.meeting_links,
+                configuration=self.configuration_cache,
             )
         )
 

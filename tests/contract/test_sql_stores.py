@@ -39,7 +39,12 @@ from slotwise.storage.listing import ListQuery
 from slotwise.storage.memory import MemoryStore
 from slotwise.storage.protocol import Store
 from slotwise.storage.sql import SCHEMA_VERSION, SQLStore
-from slotwise.storage.sql._schema import RECORD_TABLES, schema_version, spans
+from slotwise.storage.sql._schema import (
+    RECORD_TABLES,
+    configuration_versions,
+    schema_version,
+    spans,
+)
 from slotwise.storage.sql._upgrades import UPGRADES, event_location
 from slotwise.testing import StoreContract
 from slotwise.testing.contract._world import RES_1, RES_2, SVC_A1, _bare_world, _window
@@ -351,6 +356,7 @@ class TestUpgradeFrom1:
         """Turn *store*'s tables into the version 1 layout, documents included."""
         events = RECORD_TABLES[OutboxEvent]
         with _schema_connection(store) as conn:
+            configuration_versions.drop(conn, checkfirst=True)  # schema version 7
             _drop_padding_bounds(conn)  # schema version 6
             _drop_list_columns(conn, store)  # schema version 5
             _drop_delivery_state(conn, store)  # schema version 4
@@ -435,6 +441,7 @@ class TestUpgradeFrom2:
     @staticmethod
     def _make_version_2(store: SQLStore) -> None:
         with _schema_connection(store) as conn:
+            configuration_versions.drop(conn, checkfirst=True)  # schema version 7
             _drop_padding_bounds(conn)  # schema version 6
             _drop_list_columns(conn, store)  # schema version 5
             _drop_delivery_state(conn, store)  # schema version 4
@@ -478,6 +485,7 @@ class TestUpgradeFrom3:
     @staticmethod
     def _make_version_3(store: SQLStore) -> None:
         with _schema_connection(store) as conn:
+            configuration_versions.drop(conn, checkfirst=True)  # schema version 7
             _drop_padding_bounds(conn)  # schema version 6
             _drop_list_columns(conn, store)  # schema version 5
             _drop_delivery_state(conn, store)
@@ -535,6 +543,7 @@ class TestUpgradeFrom4:
     @staticmethod
     def _make_version_4(store: SQLStore) -> None:
         with _schema_connection(store) as conn:
+            configuration_versions.drop(conn, checkfirst=True)  # schema version 7
             _drop_padding_bounds(conn)  # schema version 6
             _drop_list_columns(conn, store)
             conn.execute(update(schema_version).values(version=4))
@@ -669,6 +678,49 @@ class TestUpgradeFrom5:
 
         rows = _raw(sql_store, "SELECT length FROM slotwise_span WHERE scope = 'padding'")
         assert [(90 * 60 * 10**6,)] == [tuple(row) for row in rows]
+
+
+class TestUpgradeFrom6:
+    """Schema version 7 (the companies' configuration versions): the step from version 6."""
+
+    @staticmethod
+    def _make_version_6(store: SQLStore) -> None:
+        with _schema_connection(store) as conn:
+            configuration_versions.drop(conn)
+            conn.execute(update(schema_version).values(version=6))
+            conn.commit()
+
+    def test_version_6_is_upgraded_to_7(self, backend: Backend, sql_store: SQLStore):
+        """create=True adds the version table; companies read version 0 until their next change."""
+        _insert(sql_store, *_world())
+        self._make_version_6(sql_store)
+        with pytest.raises(StoreError, match="version 6"):
+            backend.reopen(sql_store, create=False)
+
+        store = backend.reopen(sql_store)
+        try:
+            with store.read() as reader:
+                before = reader.configuration_version("co")
+            service = sample_service(id="svc-new", company_id="co", location_id="loc")
+            _insert(store, service)
+            with store.read() as reader:
+                after = reader.configuration_version("co")
+        finally:
+            store.close()
+
+        assert (0, 1) == (before, after)
+        assert [(SCHEMA_VERSION,)] == _raw(sql_store, "SELECT version FROM slotwise_schema_version")
+
+    def test_the_step_can_run_again(self, backend: Backend, sql_store: SQLStore):
+        """Run twice, the step finds the table there and changes nothing."""
+        self._make_version_6(sql_store)
+        backend.reopen(sql_store).close()
+
+        with _schema_connection(sql_store) as conn:
+            UPGRADES[6](conn, sql_store.schema)
+            conn.commit()
+
+        assert [] == _raw(sql_store, "SELECT company_id FROM slotwise_configuration_version")
 
 
 class TestReadsOncePerUnit:

@@ -14,6 +14,7 @@ from slotwise.availability.busy import BusyTimeProvider, NoBusyTime
 from slotwise.clock import Clock, IdGenerator
 from slotwise.errors import NotAuthenticated, NotFound, Unauthorized
 from slotwise.model import Company, Location, OutboxEvent, Principal, Service, ServiceScope
+from slotwise.storage.configuration import ConfigurationCache
 from slotwise.storage.protocol import R, Reader, Store
 
 from .meetings import MeetingLinkProvider, NoMeetingLinks
@@ -39,6 +40,8 @@ class Context:
     calendar_authorizer: CalendarAuthorizer = attrs.field(factory=NoCalendarAuthorizer)
     max_query_days: int = DEFAULT_MAX_QUERY_DAYS
     meeting_links: MeetingLinkProvider = attrs.field(factory=NoMeetingLinks)
+    configuration: ConfigurationCache | None = None
+    """The process's configuration cache (decision 49); ``None`` reads everything from the store."""
 
     @property
     def principal(self) -> Principal:
@@ -51,6 +54,16 @@ class Context:
         if self.caller is None:
             raise NotAuthenticated()
         return self.caller
+
+    def configured(self, reader: Reader) -> Reader:
+        """
+        Return *reader* with the principal's company configuration answered from the cache.
+
+        Only for read-only views (``store.read()``): see :meth:`ConfigurationCache.reader`.
+        """
+        if self.configuration is None:
+            return reader
+        return self.configuration.reader(reader, self.company_id)
 
     @property
     def company_id(self) -> str:

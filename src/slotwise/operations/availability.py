@@ -202,7 +202,8 @@ class AvailabilityOperations:
         .. versionadded:: 0.1
         """
         ctx = self._ctx
-        with ctx.store.read() as reader:
+        with ctx.store.read() as store_reader:
+            reader = ctx.configured(store_reader)
             location = ctx.location(reader, location_id)
             service = ctx.owned(reader, Service, service_id, field="service_id")
         minutes = duration if duration is not None else service.duration
@@ -274,7 +275,8 @@ class AvailabilityOperations:
             SlotwiseError: the errors of :meth:`times`.
         """
         ctx = self._ctx
-        with ctx.store.read() as reader:
+        with ctx.store.read() as store_reader:
+            reader = ctx.configured(store_reader)
             appointment = ctx.owned(reader, Appointment, appointment_id, field="appointment_id")
             values: dict[str, Any] = {"location_id": appointment.location_id}
             if "resource_id" not in overrides and "resource_ids" not in overrides:
@@ -316,7 +318,7 @@ class AvailabilityOperations:
 
     def _snapshot(self, query: AvailabilityQuery) -> Snapshot:
         with self._ctx.store.read() as reader:
-            snapshot = self._read(reader, query)
+            snapshot = self._read(self._ctx.configured(reader), query)
         return self._with_busy_time(snapshot, query)
 
     def _read(

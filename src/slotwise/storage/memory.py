@@ -31,6 +31,7 @@ from slotwise.model import (
     Record,
     Service,
 )
+from slotwise.storage.configuration import CONFIGURATION_KINDS
 from slotwise.storage.listing import Listed, ListQuery, check_query, fold
 from slotwise.storage.protocol import R
 
@@ -236,6 +237,10 @@ class MemoryStore:
         self._unsent: _FeedIndex[tuple[datetime, str]] = _FeedIndex()
         self._event_sequence = itertools.count(1)
         self._lists: dict[_ListKey, list[tuple[int, str]]] = {}
+        # company id -> its configuration version (decision 49): drawn from one counter that a
+        # rollback never rewinds, so a version is never reused for other contents.
+        self._configuration_versions: dict[str, int] = {}
+        self._configuration_counter = itertools.count(1)
 
     def __repr__(self) -> str:
         return "MemoryStore()"
@@ -271,8 +276,14 @@ class MemoryStore:
         except KeyError:
             raise StoreError(f"{kind.__name__} is not a record kind slotwise stores") from None
 
+    def _configuration_changed(self, record: Record) -> None:
+        if type(record) in CONFIGURATION_KINDS:
+            versions = self._configuration_versions
+            versions[record.company_id] = next(self._configuration_counter)
+
     def _put(self, record: Record) -> None:
         kind = type(record)
+        self._configuration_changed(record)
         table = self._table(kind)
         old = table.get(record.id)
         if old is not None:
@@ -293,6 +304,7 @@ class MemoryStore:
 
     def _remove(self, kind: type[Any], record_id: str) -> tuple[Any, int]:
         record = self._table(kind).pop(record_id)
+        self._configuration_changed(record)
         self._unindex(record)
         sequence = self._created[kind].pop(record_id)
         self._relist(record, sequence, leave=_list_keys(record))
@@ -337,6 +349,7 @@ class MemoryStore:
         created = self._created[kind]
         created[record.id] = sequence
         table[record.id] = record
+        self._configuration_changed(record)
         if any(created[other] > sequence for other in table if other != record.id):
             # Put it back in its creation place (only rollbacks of deletes get here).
             items = sorted(table.items(), key=lambda item: created[item[0]])
@@ -588,6 +601,10 @@ class _MemoryReader:
         return self.appointments_overlapping(
             location_id=location_id, resource_ids=resource_ids, start=start - bound, end=end
         )
+
+    def configuration_version(self, company_id: str) -> int:
+        """The configuration version of *company_id* (0 before its first configuration write)."""
+        return self._store._configuration_versions.get(company_id, 0)
 
     def appointment_by_idempotency_key(self, company_id: str, key: str) -> Appointment | None:
         store = self._store

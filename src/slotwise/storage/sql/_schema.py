@@ -65,6 +65,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "Instant",
     "appointment_resources",
+    "configuration_versions",
     "counters",
     "email_key",
     "lookup_key",
@@ -76,7 +77,7 @@ __all__ = [
     "spans",
 ]
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """The layout this module creates; stored in ``slotwise_schema_version`` (see docs/sql.md)."""
 
 KEY_LENGTH = 255
@@ -314,6 +315,19 @@ reads scan the ``start`` index from ``start - longest`` instead of from the begi
 history; an appointment whose occupied time (end plus its service's padding) meets ``[start,
 end)`` ends after ``start - padding``. Rows are insert-only (a new row only when a length
 exceeds what was stored), so concurrent bookings never update, and never wait for, a shared row.
+"""
+
+configuration_versions = Table(
+    "slotwise_configuration_version",
+    metadata,
+    Column("company_id", _key(), primary_key=True),
+    Column("version", BigInteger(), nullable=False),
+    **_TABLE_OPTIONS,
+)
+"""
+(Schema version 7) one row per company: its configuration version (decision 49), raised by every
+unit of work that writes one of its configuration records (``CONFIGURATION_KINDS``), so a
+process's cached configuration is checked by one primary-key read. No row reads as version 0.
 """
 
 locks = Table(

@@ -44,6 +44,7 @@ from slotwise.model import (
     Record,
     Service,
 )
+from slotwise.storage.configuration import CONFIGURATION_KINDS
 from slotwise.storage.listing import Listed, ListQuery, check_query
 from slotwise.storage.protocol import R
 
@@ -55,6 +56,7 @@ from ._schema import (
     RECORD_TABLES,
     Instant,
     appointment_resources,
+    configuration_versions,
     email_key,
     lookup_key,
     record_values,
@@ -244,6 +246,13 @@ _FEEDS: dict[tuple[str, bool, bool], Any] = {
     for company in (False, True)
     for located in (False, True)
 }
+_VERSIONS = configuration_versions
+_VERSION = select(_VERSIONS.c.version).where(_VERSIONS.c.company_id == bindparam("company_id"))
+_BUMP_VERSION = (
+    update(_VERSIONS)
+    .where(_VERSIONS.c.company_id == bindparam("company"))
+    .values(version=_VERSIONS.c.version + 1)
+)
 _UNLINK = delete(_LINK).where(_LINK.c.appointment_id == bindparam("record_id"))
 _LINK_ROWS = insert(_LINK)
 
@@ -293,6 +302,14 @@ class SQLReader:
             return None
         self._known[(kind, record_id)] = found[0]
         return found[0]
+
+    def configuration_version(self, company_id: str) -> int:
+        """
+        Return *company_id*'s configuration version (decision 49; 0 before its first
+        configuration write): one primary-key read, for ``slotwise.storage.configuration``.
+        """
+        rows = self._rows(_VERSION, {"company_id": company_id})
+        return int(rows[0][0]) if rows else 0
 
     def prefetch(self, wanted: Collection[tuple[type[Any], str]], /) -> None:
         """
@@ -595,6 +612,7 @@ class SQLTransaction(SQLReader):
         super().__init__(store, conn)
         self._drawn: int | None = None
         self._new_spans: list[tuple[tuple[str, str], int]] = []
+        self._versioned: set[str] = set()
 
     def _execute(self, statement: Any, parameters: Any = None) -> Any:
         try:
@@ -606,6 +624,7 @@ class SQLTransaction(SQLReader):
         kind = type(record)
         self._statements(kind)
         values = self._values(record)
+        self._configuration_changes(record)
         try:
             inserted = self._store._dialect.insert_record(self._conn, RECORD_TABLES[kind], values)
         except Exception as error:
@@ -623,6 +642,7 @@ class SQLTransaction(SQLReader):
         statement = self._statements(kind)["update"]
         values = self._values(record)
         values["record_id"] = values.pop("id")
+        self._configuration_changes(record)
         self._known.pop((kind, record.id), None)  # a failed update must not leave it stale
         if self._execute(statement, values).rowcount == 0:
             raise NotFound(kind=kind.__name__, record_id=record.id)
@@ -634,11 +654,33 @@ class SQLTransaction(SQLReader):
 
     def delete(self, kind: type[Record], record_id: str, /) -> None:
         statement = self._statements(kind)["delete"]
+        if kind in CONFIGURATION_KINDS:
+            deleted = self.get(kind, record_id)
+            if deleted is not None:
+                self._configuration_changes(deleted)
         self._known.pop((kind, record_id), None)
         if self._execute(statement, {"record_id": record_id}).rowcount == 0:
             raise NotFound(kind=kind.__name__, record_id=record_id)
         if kind is Appointment:
             self._execute(_UNLINK, {"record_id": record_id})
+
+    def _configuration_changes(self, record: Record) -> None:
+        """
+        Raise the configuration version of *record*'s company, once per unit of work, before
+        the first configuration write: every unit that changes a company's configuration takes
+        its version row first, so two of them never wait for each other in opposite orders.
+        """
+        if type(record) not in CONFIGURATION_KINDS or record.company_id in self._versioned:
+            return
+        company_id = record.company_id
+        try:
+            self._store._dialect.insert_ignoring_duplicates(
+                self._conn, _VERSIONS, [{"company_id": company_id, "version": 0}]
+            )
+        except Exception as error:
+            raise self._failed(error, "writing") from error
+        self._execute(_BUMP_VERSION, {"company": company_id})
+        self._versioned.add(company_id)
 
     def next_sequence(self) -> int:
         try:

@@ -19,7 +19,7 @@ from sqlalchemy.schema import CreateColumn
 from slotwise.model import ApiToken, Appointment, OutboxEvent, QueuedReminder, Service
 
 from ._codec import decode, encode
-from ._schema import RECORD_TABLES, record_values, spans
+from ._schema import RECORD_TABLES, configuration_versions, record_values, spans
 
 __all__ = ["UPGRADES", "Upgrade", "event_location"]
 
@@ -210,6 +210,14 @@ def _version_5_to_6(conn: Connection, schema: str | None) -> None:
             conn.execute(insert(spans).values(scope="padding", scope_id=company_id, length=padding))
 
 
+def _version_6_to_7(conn: Connection, schema: str | None) -> None:
+    """
+    Configuration read once per change (decision 49): the per-company configuration version
+    table. Companies start without a row (version 0); their next configuration write adds it.
+    """
+    configuration_versions.create(conn, checkfirst=True)
+
+
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 UPGRADES: dict[int, Upgrade] = {
@@ -218,5 +226,6 @@ UPGRADES: dict[int, Upgrade] = {
     3: _version_3_to_4,
     4: _version_4_to_5,
     5: _version_5_to_6,
+    6: _version_6_to_7,
 }
 """``UPGRADES[n]`` moves a schema from version *n* to *n* + 1."""

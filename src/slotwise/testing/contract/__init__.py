@@ -19,7 +19,8 @@ on its own: :class:`RecordContract` (round trips, write errors, ``find``), :clas
 read ``page``: filters, order, paging),
 :class:`WindowContract` (blocks and allocations), :class:`AppointmentRangeContract`,
 :class:`LookupContract` (keys, customers, holds), :class:`FeedContract` (outbox, reminders,
-audit), :class:`DeliveryContract` (claiming events for delivery), :class:`UnitOfWorkContract`, :class:`ConcurrencyContract` and
+audit), :class:`DeliveryContract` (claiming events for delivery), :class:`UnitOfWorkContract`, :class:`ConcurrencyContract`, :class:`ConfigurationContract` (the
+configuration version and cache) and
 :class:`RefusalContract` (invalid input never reaches a store).
 """
 
@@ -28,6 +29,7 @@ from __future__ import annotations
 from ._base import ContractBase
 from .appointments import AppointmentRangeContract
 from .concurrency import ConcurrencyContract
+from .configuration import ConfigurationContract
 from .deliveries import DeliveryContract
 from .feeds import FeedContract
 from .lists import ListContract
@@ -40,6 +42,7 @@ from .windows import WindowContract
 __all__ = [
     "AppointmentRangeContract",
     "ConcurrencyContract",
+    "ConfigurationContract",
     "ContractBase",
     "DeliveryContract",
     "FeedContract",
@@ -63,6 +66,7 @@ class StoreContract(
     DeliveryContract,
     UnitOfWorkContract,
     ConcurrencyContract,
+    ConfigurationContract,
     RefusalContract,
 ):
     """

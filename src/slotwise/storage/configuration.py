@@ -1,0 +1,334 @@
+"""
+A company's configuration, read once per change and shared by the requests of one process.
+
+Decision 49: the records that describe what can be booked -- the company, its locations,
+calendars, services and service groups, resources and resource groups, blocks and allocations
+-- change rarely and are read by every availability request. A store that keeps a per-company
+*configuration version*, bumped by every write of those records in the same unit of work,
+offers ``configuration_version(company_id)``: one indexed read. :class:`ConfigurationCache`
+keeps each company's configuration with the version it was read at, and hands out a
+:class:`CachedReader` that answers configuration reads from it as long as the store still
+reports that version. Appointments, customers and everything else are always read from the
+store.
+
+Why it is safe across processes and hosts: a request reads the version first, so a change
+committed before the request began is always seen (the version differs, the configuration is
+read again). The configuration is read *after* the version it is labelled with, so a label is
+never newer than its contents: a change committed in between only costs one more reload.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Collection, Iterable, Mapping
+from datetime import date, datetime
+from typing import Any, Final, TypeVar, cast
+
+import attrs
+
+from slotwise.model import (
+    Allocation,
+    ApiToken,
+    Appointment,
+    AuditEntry,
+    Block,
+    Calendar,
+    Company,
+    Customer,
+    Location,
+    OutboxEvent,
+    QueuedReminder,
+    Record,
+    Resource,
+    ResourceGroup,
+    Service,
+    ServiceGroup,
+)
+from slotwise.storage.batched import appointments_occupying, prefetch
+from slotwise.storage.listing import Listed, ListQuery
+from slotwise.storage.protocol import R, Reader
+
+__all__ = [
+    "CONFIGURATION_KINDS",
+    "CachedReader",
+    "Configuration",
+    "ConfigurationCache",
+    "company_of",
+    "configuration_version",
+]
+
+CONFIGURATION_KINDS: Final[frozenset[type[Any]]] = frozenset(
+    {
+        Company,
+        Location,
+        Calendar,
+        Service,
+        ServiceGroup,
+        Resource,
+        ResourceGroup,
+        Block,
+        Allocation,
+    }
+)
+"""The record kinds whose writes bump their company's configuration version (decision 49)."""
+
+_LOCATED: Final = frozenset(
+    kind for kind in CONFIGURATION_KINDS if "location_id" in attrs.fields_dict(kind)
+)
+
+_W = TypeVar("_W", Block, Allocation)
+
+
+def company_of(record: Record) -> str:
+    """Return the company *record* belongs to (a company is its own)."""
+    return record.company_id
+
+
+def configuration_version(reader: Reader, company_id: str) -> int | None:
+    """
+    Return *company_id*'s configuration version as *reader* sees it, or ``None`` when the store
+    keeps no versions (then nothing may be cached).
+    """
+    read = getattr(reader, "configuration_version", None)
+    if read is None:
+        return None
+    return int(read(company_id))
+
+
+@attrs.frozen(kw_only=True)
+class Configuration:
+    """
+    One company's configuration records as read at one version.
+
+    ``records`` holds each kind's records in creation order (as ``Reader.find`` returns them);
+    the other fields index them.
+
+    .. versionadded:: 0.1
+    """
+
+    company_id: str
+    version: int
+    records: Mapping[type[Any], tuple[Any, ...]]
+    by_id: Mapping[tuple[type[Any], str], Any]
+    windows: Mapping[tuple[type[Any], str], tuple[tuple[int, Any], ...]]
+    """(kind, target id) -> the target's blocks or allocations with their creation rank."""
+
+    @classmethod
+    def read(cls, reader: Reader, company_id: str, version: int) -> Configuration:
+        """Read *company_id*'s configuration from *reader*, labelled *version* (read before)."""
+        records: dict[type[Any], tuple[Any, ...]] = {}
+        by_id: dict[tuple[type[Any], str], Any] = {}
+        windows: dict[tuple[type[Any], str], list[tuple[int, Any]]] = {}
+        for kind in sorted(CONFIGURATION_KINDS, key=lambda kind: kind.__name__):
+            found = tuple(reader.find(kind, company_id=company_id))
+            records[kind] = found
+            for rank, record in enumerate(found):
+                by_id[(kind, record.id)] = record
+                if kind is Block or kind is Allocation:
+                    windows.setdefault((kind, record.target_id), []).append((rank, record))
+        return cls(
+            company_id=company_id,
+            version=version,
+            records=records,
+            by_id=by_id,
+            windows={key: tuple(found) for key, found in windows.items()},
+        )
+
+    def touching(
+        self, kind: type[_W], target_ids: Iterable[str], first: date, last: date
+    ) -> list[_W]:
+        """The rule of ``Reader.blocks_touching``, answered from the records held."""
+        found: list[tuple[int, _W]] = []
+        for target_id in set(target_ids):
+            for rank, record in self.windows.get((kind, target_id), ()):
+                if record.start_date <= last and record.end_date >= first:
+                    found.append((rank, record))
+        found.sort(key=lambda item: item[0])
+        return [record for _, record in found]
+
+
+class ConfigurationCache:
+    """
+    Each company's :class:`Configuration`, kept by one process for the stores it reads.
+
+    Thread-safe. Holds at most *companies* configurations (the least recently used leaves
+    first). A cache belongs to one store: give every store its own (``Scheduler`` does).
+
+    .. versionadded:: 0.1
+    """
+
+    def __init__(self, *, companies: int = 1024) -> None:
+        if companies < 1:
+            raise ValueError(f"companies must be at least 1, not {companies}")
+        self._companies = companies
+        self._lock = threading.Lock()
+        self._held: dict[str, Configuration] = {}
+        self.loads = 0
+        """How many configurations were read from a store (a measure for tests and benchmarks)."""
+
+    def __repr__(self) -> str:
+        return f"ConfigurationCache(companies={self._companies})"
+
+    def reader(self, reader: Reader, company_id: str) -> Reader:
+        """
+        Return a reader answering *company_id*'s configuration reads from this cache.
+
+        Reads one version from *reader* (and the whole configuration when it changed). A store
+        that keeps no versions gets *reader* back unchanged. Use it only on a read-only view:
+        configuration read inside a unit of work that writes may never commit.
+        """
+        version = configuration_version(reader, company_id)
+        if version is None:
+            return reader
+        with self._lock:
+            held = self._held.pop(company_id, None)
+            if held is not None and held.version == version:
+                self._held[company_id] = held  # most recently used last
+                return CachedReader(reader, held)
+        # Read outside the lock: other companies' requests need not wait for this one.
+        fresh = Configuration.read(reader, company_id, version)
+        with self._lock:
+            self.loads += 1
+            self._held[company_id] = fresh
+            while len(self._held) > self._companies:
+                del self._held[next(iter(self._held))]
+        return CachedReader(reader, fresh)
+
+
+class CachedReader:
+    """
+    A :class:`~slotwise.storage.protocol.Reader` whose configuration reads of one company come
+    from a :class:`Configuration`; every other read goes to the store's reader.
+    """
+
+    def __init__(self, reader: Reader, configuration: Configuration) -> None:
+        self._reader = reader
+        self._configuration = configuration
+
+    def get(self, kind: type[R], record_id: str, /) -> R | None:
+        if kind in CONFIGURATION_KINDS:
+            held = self._configuration.by_id.get((kind, record_id))
+            if held is not None:
+                return cast(R, held)
+        # Another company's record (the tenant check decides), or a kind not held.
+        return self._reader.get(kind, record_id)
+
+    def find(
+        self, kind: type[R], /, *, company_id: str | None, location_id: str | None = None
+    ) -> list[R]:
+        if kind not in CONFIGURATION_KINDS or company_id != self._configuration.company_id:
+            return self._reader.find(kind, company_id=company_id, location_id=location_id)
+        held = self._configuration.records[kind]
+        if location_id is None:
+            return list(held)
+        if kind not in _LOCATED:  # the store refuses a location filter on a kind without one
+            return self._reader.find(kind, company_id=company_id, location_id=location_id)
+        return [record for record in held if record.location_id == location_id]
+
+    def page(self, kind: type[R], query: ListQuery, /) -> Listed[R]:
+        return self._reader.page(kind, query)
+
+    def blocks_touching(
+        self, *, target_ids: Collection[str], first: date, last: date
+    ) -> list[Block]:
+        return self._configuration.touching(Block, target_ids, first, last)
+
+    def allocations_touching(
+        self, *, target_ids: Collection[str], first: date, last: date
+    ) -> list[Allocation]:
+        return self._configuration.touching(Allocation, target_ids, first, last)
+
+    def appointments_overlapping(
+        self,
+        *,
+        location_id: str,
+        resource_ids: Collection[str] | None,
+        start: datetime,
+        end: datetime,
+    ) -> list[Appointment]:
+        return self._reader.appointments_overlapping(
+            location_id=location_id, resource_ids=resource_ids, start=start, end=end
+        )
+
+    def appointments_occupying(
+        self,
+        *,
+        company_id: str,
+        location_id: str,
+        resource_ids: Collection[str],
+        start: datetime,
+        end: datetime,
+    ) -> list[Appointment]:
+        """The store's occupancy read (see :func:`slotwise.storage.batched.appointments_occupying`)."""
+        return appointments_occupying(
+            self._reader,
+            company_id=company_id,
+            location_id=location_id,
+            resource_ids=resource_ids,
+            start=start,
+            end=end,
+        )
+
+    def prefetch(self, wanted: Collection[tuple[type[Any], str]], /) -> None:
+        """Pass the store the reads this cache cannot answer."""
+        prefetch(
+            self._reader,
+            (
+                (kind, record_id)
+                for kind, record_id in wanted
+                if (kind, record_id) not in self._configuration.by_id
+            ),
+        )
+
+    def appointment_by_idempotency_key(self, company_id: str, key: str) -> Appointment | None:
+        return self._reader.appointment_by_idempotency_key(company_id, key)
+
+    def customer_by_email(self, company_id: str, email: str) -> Customer | None:
+        return self._reader.customer_by_email(company_id, email)
+
+    def token_by_hash(self, token_hash: str) -> ApiToken | None:
+        return self._reader.token_by_hash(token_hash)
+
+    def appointments_of_customer(self, customer_id: str) -> list[Appointment]:
+        return self._reader.appointments_of_customer(customer_id)
+
+    def expired_holds(
+        self,
+        *,
+        company_id: str | None,
+        location_ids: Collection[str] | None = None,
+        now: datetime,
+        limit: int,
+    ) -> list[Appointment]:
+        return self._reader.expired_holds(
+            company_id=company_id, location_ids=location_ids, now=now, limit=limit
+        )
+
+    def undelivered_events(
+        self,
+        *,
+        company_id: str | None,
+        location_ids: Collection[str] | None = None,
+        limit: int,
+    ) -> list[OutboxEvent]:
+        return self._reader.undelivered_events(
+            company_id=company_id, location_ids=location_ids, limit=limit
+        )
+
+    def reminders_due(
+        self,
+        *,
+        company_id: str | None,
+        location_ids: Collection[str] | None = None,
+        before: datetime,
+        limit: int,
+    ) -> list[QueuedReminder]:
+        return self._reader.reminders_due(
+            company_id=company_id, location_ids=location_ids, before=before, limit=limit
+        )
+
+    def reminders_of(self, appointment_id: str) -> list[QueuedReminder]:
+        return self._reader.reminders_of(appointment_id)
+
+    def audit_of(self, appointment_id: str) -> list[AuditEntry]:
+        return self._reader.audit_of(appointment_id)
