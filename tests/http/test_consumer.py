@@ -54,6 +54,31 @@ class TestAppointments:
         assert (1, True, 2) == (body["count"], body["hasMore"], body["total"])
         assert APPOINTMENT_KEYS <= set(body["data"][0])
 
+    def test_list_between_dates_keeps_the_dates_appointments(self, api):
+        """startDate/endDate (decision 48) keep the appointments starting on those local dates."""
+        location = api.ids["A"]["location"]
+        day = TUESDAY.isoformat()
+        following = (TUESDAY + timedelta(days=1)).isoformat()
+
+        def listed(**dates: str) -> dict:
+            response = api.call(
+                "GET /consumer/v1/appointments", params={"locationId": location, **dates}
+            )
+            assert 200 == response.status_code, response.text
+            return response.json()
+
+        that_day = listed(startDate=day, endDate=day)
+        next_day = listed(startDate=following)
+        inverted = api.call(
+            "GET /consumer/v1/appointments",
+            params={"locationId": location, "startDate": following, "endDate": day},
+        )
+
+        assert 2 == that_day["total"]
+        assert {day} == {a["date"] for a in that_day["data"]}
+        assert 0 == next_day["total"]
+        assert 400 == inverted.status_code
+
     def test_create_holds_the_slot(self, api):
         """POST /consumer/v1/appointments creates an IN hold at the requested instant."""
         created = _hold(api)

@@ -6,8 +6,11 @@ appointment's audit history (also after its hold was deleted).
 from __future__ import annotations
 
 import builtins
+from datetime import date, datetime, timedelta
 
+from slotwise._time import wall_to_instant, zone
 from slotwise.errors import (
+    InvalidDateRange,
     NotFound,
     Unauthorized,
 )
@@ -21,6 +24,7 @@ from slotwise.model import (
 )
 from slotwise.model._checks import to_enum
 from slotwise.operations._boundary import operations
+from slotwise.operations.availability import as_date
 from slotwise.paging import DEFAULT_LIMIT, Page, check_window
 from slotwise.storage.listing import ListQuery, as_page, fold
 
@@ -55,6 +59,8 @@ class AppointmentReads(BookingChecks):
         resource_id: str | None = None,
         customer_id: str | None = None,
         status: AppointmentStatus | str | None = None,
+        start_date: date | datetime | str | None = None,
+        end_date: date | datetime | str | None = None,
         offset: int = 0,
         limit: int = DEFAULT_LIMIT,
     ) -> Page[Appointment]:
@@ -68,6 +74,10 @@ class AppointmentReads(BookingChecks):
             resource_id: keeps appointments taking this resource.
             customer_id: keeps this customer's appointments.
             status: keeps appointments in this status (a status or its code).
+            start_date: keeps appointments starting on or after this date, in the location's
+                zone (a slotwise extension, decision 48: lists need never page through years).
+            end_date: keeps appointments starting on or before this date, in the location's
+                zone (inclusive; a slotwise extension, decision 48).
             offset: records to skip (at least 0).
             limit: page size, 1..100.
 
@@ -77,10 +87,19 @@ class AppointmentReads(BookingChecks):
                 some locations, another location's) record is refused, not answered with an
                 empty page.
             InvalidChoice: for an unknown status code.
-            OutOfRange: for an invalid *offset* or *limit*.
+            InvalidFormat: for a *start_date* or *end_date* that is not a date.
+            InvalidDateRange: when *end_date* is before *start_date*.
+            OutOfRange: for an invalid *offset* or *limit*, or a date outside 1900..9998.
+
+        .. versionchanged:: 0.1
+           *start_date* and *end_date* (decision 48).
         """
         ctx = self._ctx
         check_window(offset, limit)
+        first = None if start_date is None else as_date(start_date, field="start_date")
+        last = None if end_date is None else as_date(end_date, field="end_date")
+        if first is not None and last is not None and last < first:
+            raise InvalidDateRange(field="end_date", start=first, end=last)
         wanted = None if status is None else to_enum(AppointmentStatus, status, field="status")
         equal: dict[str, str | None] = {}
         if service_id is not None:
@@ -103,6 +122,7 @@ class AppointmentReads(BookingChecks):
                 equal=equal,
                 contains={} if resource_id is None else {"resource_ids": resource_id},
                 folded={} if email is None else {"email": fold(email)},
+                starting=_starting(location.timezone, first, last),
                 offset=offset,
                 limit=limit,
             )
@@ -131,3 +151,20 @@ class AppointmentReads(BookingChecks):
         ):
             raise Unauthorized(field="appointment_id", value=appointment_id)
         return entries
+
+
+# Appointments start within 1900..9999 (decision 36); an open side of a date range is that edge.
+_EARLIEST = date(1900, 1, 1)
+_LATEST = date(9999, 1, 1)
+
+
+def _starting(
+    timezone: str, first: date | None, last: date | None
+) -> tuple[datetime, datetime] | None:
+    """The instants between which an appointment of the dates *first*..*last* starts."""
+    if first is None and last is None:
+        return None
+    tz = zone(timezone)
+    since = wall_to_instant(first or _EARLIEST, 0, tz, edge="start")
+    until = wall_to_instant((last or _LATEST) + timedelta(days=1), 0, tz, edge="start")
+    return since, until

@@ -72,7 +72,7 @@ _LAST_SEARCH_DATE = date(9998, 12, 31)
 """Searches end with the last year of instants (decision 36); 9999-12-31 only ends repeats."""
 
 
-def _as_date(value: date | datetime | str, *, field: str) -> date:
+def as_date(value: date | datetime | str, *, field: str) -> date:
     """Return the date of a path value: a date, a datetime (its own wall date) or ISO text."""
     if isinstance(value, datetime):
         return _searchable(value.date(), field=field)
@@ -302,8 +302,8 @@ class AvailabilityOperations:
     ) -> AvailabilityQuery:
         query = AvailabilityQuery(
             service_id=service_id,
-            start_date=_as_date(start_date, field="start_date"),
-            end_date=_as_date(end_date, field="end_date"),
+            start_date=as_date(start_date, field="start_date"),
+            end_date=as_date(end_date, field="end_date"),
             **fields,
         )
         # Decision 36: one call's work is bounded; a range of centuries is refused, not run.

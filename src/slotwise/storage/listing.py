@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 import functools
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 import attrs
@@ -49,6 +50,25 @@ def _limit(instance: object, attribute: attrs.Attribute[int], value: int) -> Non
         raise OutOfRange(field=attribute.name, allowed="at least 1", requested=value)
 
 
+def _instant_range(
+    instance: object, attribute: attrs.Attribute[Any], value: tuple[datetime, datetime] | None
+) -> None:
+    if value is None:
+        return
+    if (
+        not isinstance(value, tuple)
+        or len(value) != 2
+        or not all(isinstance(end, datetime) and end.utcoffset() is not None for end in value)
+    ):
+        raise InvalidFormat(
+            field=attribute.name, expected="a pair of aware datetimes (from, until)", value=value
+        )
+    if value[1] < value[0]:
+        raise OutOfRange(
+            field=attribute.name, allowed=f"until at or after {value[0]}", requested=value[1]
+        )
+
+
 def _sorted_copy(value: Mapping[str, Any]) -> Mapping[str, Any]:
     return dict(sorted(value.items()))
 
@@ -72,7 +92,9 @@ class ListQuery:
     - ``folded``: ``{field: text}``, the record's text field is not ``None`` and equals the text
       after :func:`fold` on both sides (*text* is given folded);
     - ``one_of``: ``{field: values}``, the record's field is one of the values (an empty set
-      matches nothing): ``{"location_id": {"loc-1", "loc-2"}}``.
+      matches nothing): ``{"location_id": {"loc-1", "loc-2"}}``;
+    - ``starting``: ``(from, until)``, the record's ``start`` is at or after *from* and before
+      *until* (appointments between two dates, decision 48).
 
     Matches are ordered by creation (first insert), as :meth:`Reader.find` orders them, or the
     newest first with *newest_first*; the page skips *offset* of them and holds at most
@@ -89,6 +111,7 @@ class ListQuery:
     one_of: Mapping[str, frozenset[FilterValue]] = attrs.field(
         factory=dict, converter=_sorted_choices
     )
+    starting: tuple[datetime, datetime] | None = attrs.field(default=None, validator=_instant_range)
     newest_first: bool = False
     offset: int = attrs.field(default=0, validator=_offset)
     limit: int = attrs.field(default=20, validator=_limit)
@@ -118,12 +141,18 @@ class ListQuery:
                 found = found.value
             if found not in choices:
                 return False
+        if self.starting is not None:
+            since, until = self.starting
+            if not since <= record.start < until:
+                return False
         return True
 
     @property
     def filtered(self) -> bool:
         """Tell whether any filter beyond company and location applies."""
-        return bool(self.equal or self.contains or self.folded or self.one_of)
+        return bool(
+            self.equal or self.contains or self.folded or self.one_of or self.starting is not None
+        )
 
 
 @attrs.frozen
@@ -161,6 +190,10 @@ def check_query(kind: type[Any], query: ListQuery) -> None:
                 raise UnexpectedField(
                     field=name, allowed=sorted(known), reason=f"is not a field of {kind.__name__}"
                 )
+    if query.starting is not None and "start" not in known:
+        raise UnexpectedField(
+            field="start", allowed=sorted(known), reason=f"is not a field of {kind.__name__}"
+        )
     if query.location_id is not None and "location_id" not in known:
         raise StoreError(f"{kind.__name__} records have no location_id to filter on")
 

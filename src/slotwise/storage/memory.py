@@ -110,7 +110,7 @@ def _query_keys(kind: type[Any], query: ListQuery) -> tuple[list[tuple[str | Non
             keys.append((name, next(iter(choices))))
         else:
             unindexed = True
-    exact = not unindexed and len(keys) <= 1
+    exact = not unindexed and len(keys) <= 1 and query.starting is None
     return keys or [(None, None)], exact
 
 
@@ -438,6 +438,16 @@ class MemoryStore:
         if parent is not None:
             self._children[parent].pop(record.id, None)
 
+    def _starting_at(
+        self, location_id: str, since: datetime, until: datetime
+    ) -> list[tuple[int, str]]:
+        """The (creation, id) entries of *location_id*'s appointments starting in [since, until)."""
+        starts = self._by_location.get(location_id, [])
+        low = bisect.bisect_left(starts, (since, ""))
+        high = bisect.bisect_left(starts, (until, ""))
+        created = self._created[Appointment]
+        return sorted((created[record_id], record_id) for _, record_id in starts[low:high])
+
     def _children_of(self, kind: type[R], parent_id: str) -> list[R]:
         members = self._children.get((kind, parent_id))
         if not members:
@@ -500,6 +510,12 @@ class _MemoryReader:
         entries = min(
             (store._listed(kind, query.company_id, name, value) for name, value in keys), key=len
         )
+        if query.starting is not None and kind is Appointment and query.location_id is not None:
+            # Appointments of a date range: the location's start index bounds the work by the
+            # appointments in the range, whatever the history (decision 48).
+            in_range = store._starting_at(query.location_id, *query.starting)
+            if len(in_range) < len(entries):
+                entries = in_range
         first, last = query.offset, query.offset + query.limit
         if exact:
             size = len(entries)

@@ -12,7 +12,7 @@ from sqlalchemy import bindparam, func, select
 from slotwise.model import Allocation, Appointment, Block, Customer, OutboxEvent
 from slotwise.storage.listing import ListQuery
 
-from ._schema import RECORD_TABLES, appointment_resources, lookup_key
+from ._schema import RECORD_TABLES, Instant, appointment_resources, lookup_key
 
 __all__ = ["list_shape", "list_statements"]
 
@@ -69,6 +69,12 @@ def list_shape(kind: type[Any], query: ListQuery) -> tuple[tuple[Any, ...], dict
         else:
             shape.append((column, "choices"))
             parameters[f"choices_{column}"] = sorted(str(choice) for choice in choices)
+    if query.starting is not None:
+        if "start_at" in table.c:
+            shape.append(("start_at", "range"))
+            parameters["starting_from"], parameters["starting_until"] = query.starting
+        else:
+            residual = True
     shape.append(("order", "newest" if query.newest_first else "oldest"))
     return tuple(shape), parameters, residual
 
@@ -87,6 +93,10 @@ def list_statements(shape: tuple[Any, ...]) -> tuple[Any, Any, Any]:
     for column, value in filters:
         if column == "order":
             newest = value == "newest"
+        elif value == "range":
+            column_ = table.c[column]
+            conditions.append(column_ >= bindparam("starting_from", type_=Instant()))
+            conditions.append(column_ < bindparam("starting_until", type_=Instant()))
         elif value == "choices":
             conditions.append(table.c[column].in_(bindparam(f"choices_{column}", expanding=True)))
         elif column == "resource":

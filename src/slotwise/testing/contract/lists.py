@@ -112,6 +112,11 @@ def _queries() -> list[ListQuery]:
         {"one_of": {"location_id": set()}},
         {"newest_first": True},
         {"newest_first": True, "contains": {"resource_ids": RES_2}},
+        # Appointments starting in a range (decision 48), alone and with other filters.
+        {"starting": (_at(10), _at(13))},
+        {"starting": (_at(10), _at(13)), "equal": {"status": "BK"}, "newest_first": True},
+        {"starting": (_at(9, 30), _at(9, 30))},
+        {"starting": (_at(0), _at(23))},
     ]
     queries: list[ListQuery] = []
     for where, location_id, (offset, limit) in itertools.product(
