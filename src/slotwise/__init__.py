@@ -177,7 +177,9 @@ from slotwise.operations.windows import AllocationChanges as AllocationChanges
 from slotwise.operations.windows import AllocationFields as AllocationFields
 from slotwise.operations.windows import WindowChanges as WindowChanges
 from slotwise.operations.windows import WindowFields as WindowFields
+from slotwise.paging import AllPages as AllPages
 from slotwise.paging import Page as Page
+from slotwise.paging import all_pages as all_pages
 from slotwise.rules.intervals import Interval as Interval
 from slotwise.rules.intervals import IntervalSet as IntervalSet
 from slotwise.rules.repeat import from_rrule_text as from_rrule_text
@@ -279,6 +281,7 @@ __all__ = [
     "TRANSITIONS",
     "transition",
     # Operations and their results
+    "AllPages",
     "AllocationChanges",
     "AllocationFields",
     "AvailabilityFields",
@@ -329,6 +332,7 @@ __all__ = [
     "TokenSource",
     "WindowChanges",
     "WindowFields",
+    "all_pages",
     "split_name",
     # Rules
     "Interval",

@@ -4,15 +4,23 @@ Lists and their pagination envelope (spec: Pagination envelope; decision 31).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
 import attrs
 
-from slotwise.errors import OutOfRange
+from slotwise.errors import OutOfRange, UnexpectedField
 from slotwise.tables import Tabular, appointments_html, page_html
 
-__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "Page", "check_window", "paginate"]
+__all__ = [
+    "DEFAULT_LIMIT",
+    "MAX_LIMIT",
+    "AllPages",
+    "Page",
+    "all_pages",
+    "check_window",
+    "paginate",
+]
 
 T = TypeVar("T")
 
@@ -96,3 +104,61 @@ def paginate(
         offset=offset,
         limit=limit,
     )
+
+
+def all_pages(list_page: Callable[..., Page[T]], /, *args: Any, **filters: Any) -> Iterator[T]:
+    """
+    Return every record ``list_page(*args, **filters)`` lists, reading its pages lazily.
+
+    The first page (of :data:`MAX_LIMIT` records) is read at once, so a bad filter raises here;
+    each later page is read when the records before it are used up. The walk follows the list's
+    order page by page: records created meanwhile are met if they sort after the walk's
+    position, and a record deleted meanwhile may make the walk skip the one that followed it
+    (the list reads pages by offset, not one snapshot). ``for a in all_pages(ws.resources.list_blocks,
+    resource_id): ...`` walks any list; each operation group with a ``list`` also has ``iter``.
+
+    Raises:
+        UnexpectedField: for *offset* or *limit* (the walk chooses them).
+        SlotwiseError: what ``list_page`` raises for its arguments.
+
+    .. versionadded:: 0.1
+    """
+    for name in ("offset", "limit"):
+        if name in filters:
+            raise UnexpectedField(
+                field=name,
+                allowed=sorted(set(filters) - {"offset", "limit"}),
+                reason="is chosen by the walk over all pages",
+            )
+    first = list_page(*args, **filters, offset=0, limit=MAX_LIMIT)
+    return _walk(list_page, args, filters, first)
+
+
+def _walk(
+    list_page: Callable[..., Page[T]],
+    args: tuple[Any, ...],
+    filters: dict[str, Any],
+    page: Page[T],
+) -> Iterator[T]:
+    while True:
+        yield from page.data
+        if not page.has_more or not page.data:
+            return
+        page = list_page(*args, **filters, offset=page.offset + page.count, limit=MAX_LIMIT)
+
+
+class AllPages(Generic[T]):
+    """
+    ``iter()``: every record an operation group's ``list()`` lists, read page by page.
+
+    .. versionadded:: 0.1
+    """
+
+    def iter(self, /, *args: Any, **filters: Any) -> Iterator[T]:
+        """
+        Return every record ``list(*args, **filters)`` lists, its pages read lazily (decision 48).
+
+        ``for appointment in ws.appointments.iter(status="BK"): ...``. See :func:`all_pages`.
+        """
+        list_page: Callable[..., Page[T]] = getattr(self, "list")  # noqa: B009 (the subclass's)
+        return all_pages(list_page, *args, **filters)

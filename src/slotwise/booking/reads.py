@@ -25,7 +25,7 @@ from slotwise.model import (
 from slotwise.model._checks import to_enum
 from slotwise.operations._boundary import operations
 from slotwise.operations.availability import as_date
-from slotwise.paging import DEFAULT_LIMIT, Page, check_window
+from slotwise.paging import DEFAULT_LIMIT, AllPages, Page, check_window
 from slotwise.storage.listing import ListQuery, as_page, fold
 
 from .checks import (
@@ -36,7 +36,7 @@ __all__ = ["AppointmentReads"]
 
 
 @operations
-class AppointmentReads(BookingChecks):
+class AppointmentReads(BookingChecks, AllPages[Appointment]):
     """Reading appointments: one, a filtered page, and a history."""
 
     def get(self, appointment_id: str, /) -> Appointment:

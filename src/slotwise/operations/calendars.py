@@ -15,7 +15,7 @@ import attrs
 from slotwise.model import Block, BlockTarget, Calendar, WeeklyHours
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
-from slotwise.paging import DEFAULT_LIMIT, Page, check_window
+from slotwise.paging import DEFAULT_LIMIT, AllPages, Page, check_window
 from slotwise.storage.listing import ListQuery, as_page
 
 from .windows import (
@@ -55,7 +55,7 @@ class CalendarChanges(_CalendarCommon, total=False):
 
 @operations
 @attrs.frozen
-class CalendarOperations:
+class CalendarOperations(AllPages[Calendar]):
     """
     Calendars of the principal's locations, and their blocks.
 

@@ -19,7 +19,7 @@ from slotwise.errors import DuplicateRecord, FieldRequired, InvalidFormat
 from slotwise.model import Address, Company, Customer, CustomerKind, Subscription, Trigger
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
-from slotwise.paging import DEFAULT_LIMIT, Page, check_window, paginate
+from slotwise.paging import DEFAULT_LIMIT, AllPages, Page, check_window, paginate
 from slotwise.storage.listing import ListQuery, as_page, fold
 from slotwise.storage.outbox import append_event, customer_data
 from slotwise.storage.protocol import Reader, Transaction
@@ -160,7 +160,7 @@ def _check_email_free(reader: Reader, customer: Customer) -> None:
 
 @operations
 @attrs.frozen
-class CustomerOperations:
+class CustomerOperations(AllPages[Customer]):
     """
     Customers of the principal's company.
 
@@ -309,7 +309,7 @@ def _trial_start(plan_start: datetime | None, trial_end: datetime | None) -> dat
 
 @operations
 @attrs.frozen
-class SubscriptionOperations:
+class SubscriptionOperations(AllPages[Subscription]):
     """
     Customers' plan subscriptions (spec: Consumer interface, customers).
 

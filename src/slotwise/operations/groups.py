@@ -15,7 +15,7 @@ import attrs
 
 from slotwise.model import ResourceGroup, ServiceGroup
 from slotwise.operations._context import Context
-from slotwise.paging import Page, paginate
+from slotwise.paging import AllPages, Page, paginate
 from slotwise.storage.protocol import Transaction
 
 __all__ = ["GroupKind", "GroupOperationsBase"]
@@ -34,7 +34,7 @@ class GroupKind(Generic[G]):
 
 
 @attrs.frozen
-class GroupOperationsBase(Generic[G]):
+class GroupOperationsBase(AllPages[G], Generic[G]):
     """The operations every kind of group has, for the principal's company."""
 
     _ctx: Context

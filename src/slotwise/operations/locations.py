@@ -28,7 +28,7 @@ from slotwise.model import (
 )
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
-from slotwise.paging import DEFAULT_LIMIT, Page, paginate
+from slotwise.paging import DEFAULT_LIMIT, AllPages, Page, paginate
 from slotwise.storage.protocol import Reader, Transaction
 
 __all__ = ["LocationChanges", "LocationFields", "LocationOperations", "LocationSettingsEntry"]
@@ -86,7 +86,7 @@ class LocationChanges(_LocationCommon, total=False):
 
 @operations
 @attrs.frozen
-class LocationOperations:
+class LocationOperations(AllPages[Location]):
     """
     Locations of the principal's company.
 

@@ -37,7 +37,7 @@ from slotwise.model import (
 )
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
-from slotwise.paging import DEFAULT_LIMIT, Page, paginate
+from slotwise.paging import DEFAULT_LIMIT, AllPages, Page, paginate
 from slotwise.storage.protocol import Reader, Transaction
 
 from ._resource_access import resource_event
@@ -96,7 +96,9 @@ class ResourceChanges(_ResourceCommon, total=False):
 
 @operations
 @attrs.frozen
-class ResourceOperations(ResourceHoursOperations, ResourceCalendarOperations):
+class ResourceOperations(
+    ResourceHoursOperations, ResourceCalendarOperations, AllPages[ResourceConsumerView]
+):
     """
     Resources of the principal's locations.
 

@@ -31,7 +31,7 @@ from slotwise.model import (
 from slotwise.model.catalog import SERVICE_NAME_CREATE_MAX
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
-from slotwise.paging import DEFAULT_LIMIT, Page, paginate
+from slotwise.paging import DEFAULT_LIMIT, AllPages, Page, paginate
 from slotwise.storage.protocol import Reader
 
 from .locations import services_at
@@ -106,7 +106,7 @@ class ServiceChanges(_ServiceCommon, total=False):
 
 @operations
 @attrs.frozen
-class ServiceOperations(ServiceHoursOperations):
+class ServiceOperations(ServiceHoursOperations, AllPages[Service]):
     """
     Services of the principal's company, with their availability, blocks and allocations.
 
