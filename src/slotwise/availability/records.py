@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import itertools
 import operator
+from collections.abc import Mapping
 from datetime import date
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import Final, NamedTuple, Protocol
 
 from slotwise._time import (
     MINUTES_PER_DAY,
@@ -26,9 +27,7 @@ from ._minutes import (
     _wall,
     _window_spans,
 )
-
-if TYPE_CHECKING:
-    from ._setup import _CalculatorSetup
+from .snapshot import Snapshot
 
 
 class _Window(NamedTuple):
@@ -38,6 +37,25 @@ class _Window(NamedTuple):
     end: int
     limit: int
     id: str
+
+
+class _DaySources(Protocol):
+    """What a date's record is built from: the calculator's setup (``_setup._CalculatorSetup``)."""
+
+    @property
+    def snapshot(self) -> Snapshot: ...
+    @property
+    def zone_name(self) -> str: ...
+    @property
+    def search_from(self) -> int: ...
+    @property
+    def search_to(self) -> int: ...
+    @property
+    def service_windows(self) -> Mapping[date, list[_Window]]: ...
+    @property
+    def calendar_blocks(self) -> Mapping[date, list[_Layer]]: ...
+    @property
+    def service_blocks(self) -> Mapping[date, list[_Layer]]: ...
 
 
 class _DayRecord:
@@ -57,7 +75,7 @@ class _DayRecord:
         "start",
     )
 
-    def __init__(self, calc: _CalculatorSetup, day: date) -> None:
+    def __init__(self, calc: _DaySources, day: date) -> None:
         snapshot = calc.snapshot
         name = calc.zone_name
         self.date = day

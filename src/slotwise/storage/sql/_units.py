@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import attrs
 from sqlalchemy import (
@@ -50,6 +50,7 @@ from slotwise.storage.protocol import R
 
 from ._batched import WINDOWS, prefetch_statement
 from ._codec import decode, encode
+from ._dialects import Dialect
 from ._lists import list_shape, list_statements
 from ._schema import (
     KEY_LENGTH,
@@ -63,10 +64,17 @@ from ._schema import (
     spans,
 )
 
-if TYPE_CHECKING:
-    from ._store import SQLStore
+__all__ = ["SQLReader", "SQLTransaction", "UnitHost"]
 
-__all__ = ["SQLReader", "SQLTransaction"]
+
+class UnitHost(Protocol):
+    """What a unit of work needs of the store that opened it (``SQLStore``)."""
+
+    @property
+    def _dialect(self) -> Dialect: ...
+    @property
+    def _known_spans(self) -> dict[tuple[str, str], int]: ...
+
 
 _MICROSECOND = timedelta(microseconds=1)
 _EARLIEST = datetime(1, 1, 1, tzinfo=UTC)
@@ -260,7 +268,7 @@ _LINK_ROWS = insert(_LINK)
 class SQLReader:
     """The protocol's reads, as SQL on one connection."""
 
-    def __init__(self, store: SQLStore, conn: Connection) -> None:
+    def __init__(self, store: UnitHost, conn: Connection) -> None:
         self._store = store
         self._conn = conn
         self._failure: StoreError | None = None
@@ -608,7 +616,7 @@ _CLAIM = (
 class SQLTransaction(SQLReader):
     """The protocol's writes; every write checks before it changes anything."""
 
-    def __init__(self, store: SQLStore, conn: Connection) -> None:
+    def __init__(self, store: UnitHost, conn: Connection) -> None:
         super().__init__(store, conn)
         self._drawn: int | None = None
         self._new_spans: list[tuple[tuple[str, str], int]] = []
