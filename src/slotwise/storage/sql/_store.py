@@ -37,8 +37,9 @@ from ._schema import (
     metadata,
     schema_version,
 )
-from ._units import SQLReader, SQLTransaction
+from ._units import SQLReader
 from ._upgrades import UPGRADES
+from ._writes import SQLTransaction
 
 __all__ = ["SQLStore"]
 

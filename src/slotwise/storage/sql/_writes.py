@@ -1,0 +1,203 @@
+"""
+The writes of ``SQLStore`` on one connection: its ``Transaction``; every write checks before it changes anything.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+import attrs
+from sqlalchemy import Connection
+
+from slotwise._time import ensure_aware
+from slotwise.errors import DuplicateRecord, FieldTooLong, NotFound, StoreError
+from slotwise.model import Appointment, OutboxEvent, Record, Service
+from slotwise.storage.configuration import CONFIGURATION_KINDS
+
+from ._codec import decode, encode
+from ._schema import KEY_LENGTH, RECORD_TABLES, record_values, spans
+from ._statements import (
+    _BUMP_VERSION,
+    _CLAIM,
+    _KEY_FIELDS,
+    _LINK_ROWS,
+    _MICROSECOND,
+    _UNLINK,
+    _VERSIONS,
+    _check_limit,
+)
+from ._unit_base import UnitHost
+from ._units import SQLReader
+
+__all__ = ["SQLTransaction"]
+
+
+class SQLTransaction(SQLReader):
+    """The protocol's writes; every write checks before it changes anything."""
+
+    def __init__(self, store: UnitHost, conn: Connection) -> None:
+        super().__init__(store, conn)
+        self._drawn: int | None = None
+        self._new_spans: list[tuple[tuple[str, str], int]] = []
+        self._versioned: set[str] = set()
+
+    def _execute(self, statement: Any, parameters: Any = None) -> Any:
+        try:
+            return self._conn.execute(statement, parameters)
+        except Exception as error:
+            raise self._failed(error, "writing") from error
+
+    def insert(self, record: Record, /) -> None:
+        kind = type(record)
+        self._statements(kind)
+        values = self._values(record)
+        self._configuration_changes(record)
+        try:
+            inserted = self._store._dialect.insert_record(self._conn, RECORD_TABLES[kind], values)
+        except Exception as error:
+            raise self._failed(error, "writing") from error
+        if not inserted:
+            raise DuplicateRecord(kind=kind.__name__, field="id", value=record.id)
+        if isinstance(record, Appointment):
+            self._link(record, replace=False)
+        elif isinstance(record, Service):
+            self._bound_padding(record)
+        self._known[(kind, record.id)] = record
+
+    def update(self, record: Record, /) -> None:
+        kind = type(record)
+        statement = self._statements(kind)["update"]
+        values = self._values(record)
+        values["record_id"] = values.pop("id")
+        self._configuration_changes(record)
+        self._known.pop((kind, record.id), None)  # a failed update must not leave it stale
+        if self._execute(statement, values).rowcount == 0:
+            raise NotFound(kind=kind.__name__, record_id=record.id)
+        if isinstance(record, Appointment):
+            self._link(record, replace=True)
+        elif isinstance(record, Service):
+            self._bound_padding(record)
+        self._known[(kind, record.id)] = record
+
+    def delete(self, kind: type[Record], record_id: str, /) -> None:
+        statement = self._statements(kind)["delete"]
+        if kind in CONFIGURATION_KINDS:
+            deleted = self.get(kind, record_id)
+            if deleted is not None:
+                self._configuration_changes(deleted)
+        self._known.pop((kind, record_id), None)
+        if self._execute(statement, {"record_id": record_id}).rowcount == 0:
+            raise NotFound(kind=kind.__name__, record_id=record_id)
+        if kind is Appointment:
+            self._execute(_UNLINK, {"record_id": record_id})
+
+    def _configuration_changes(self, record: Record) -> None:
+        """
+        Raise the configuration version of *record*'s company, once per unit of work, before
+        the first configuration write: every unit that changes a company's configuration takes
+        its version row first, so two of them never wait for each other in opposite orders.
+        """
+        if type(record) not in CONFIGURATION_KINDS or record.company_id in self._versioned:
+            return
+        company_id = record.company_id
+        try:
+            self._store._dialect.insert_ignoring_duplicates(
+                self._conn, _VERSIONS, [{"company_id": company_id, "version": 0}]
+            )
+        except Exception as error:
+            raise self._failed(error, "writing") from error
+        self._execute(_BUMP_VERSION, {"company": company_id})
+        self._versioned.add(company_id)
+
+    def next_sequence(self) -> int:
+        try:
+            number = self._store._dialect.next_sequence(self._conn)
+        except Exception as error:
+            raise self._failed(error, "drawing a sequence number") from error
+        self._drawn = number if self._drawn is None else max(self._drawn, number)
+        return number
+
+    def claim_deliveries(
+        self, *, owner: str, now: datetime, lease_until: datetime, limit: int
+    ) -> list[OutboxEvent]:
+        _check_limit(limit)
+        ensure_aware(now, field="now")
+        ensure_aware(lease_until, field="lease_until")
+        rows = self._rows(_CLAIM, {"now": now, "limit": limit})
+        claimed = []
+        for row in rows:
+            event = attrs.evolve(
+                decode(OutboxEvent, row[0]), lease_owner=owner, lease_until=lease_until
+            )
+            self.update(event)
+            claimed.append(event)
+        return claimed
+
+    def _values(self, record: Record) -> dict[str, Any]:
+        """Return the row of *record*, refusing what the columns cannot hold."""
+        try:
+            document = encode(record)
+            document.encode("utf-8")
+        except (TypeError, ValueError) as error:
+            # A lone surrogate (no UTF-8 database can hold it; the driver would raise), or a
+            # value JSON cannot write.
+            raise StoreError(
+                f"{type(record).__name__} {record.id!r} cannot be stored: {error}"
+            ) from error
+        values = record_values(record, document)
+        for field in _KEY_FIELDS:
+            value = values.get(field)
+            if isinstance(value, str) and len(value) > KEY_LENGTH:
+                raise FieldTooLong(field=field, limit=KEY_LENGTH, requested=len(value))
+        if isinstance(record, Appointment):
+            for resource_id in record.resource_ids:
+                if len(resource_id) > KEY_LENGTH:
+                    raise FieldTooLong(
+                        field="resource_ids", limit=KEY_LENGTH, requested=len(resource_id)
+                    )
+        return values
+
+    def _link(self, record: Appointment, *, replace: bool) -> None:
+        """Write the appointment's resource rows and grow the span bounds it exceeds."""
+        if replace:
+            self._execute(_UNLINK, {"record_id": record.id})
+        resources = sorted(set(record.resource_ids))
+        if resources:
+            rows = [
+                {
+                    "appointment_id": record.id,
+                    "resource_id": resource_id,
+                    "start_at": record.start,
+                    "end_at": record.end,
+                }
+                for resource_id in resources
+            ]
+            self._execute(_LINK_ROWS, rows)
+        length = (record.end - record.start) // _MICROSECOND
+        self._grow_spans(
+            [("location", record.location_id)]
+            + [("resource", resource_id) for resource_id in resources],
+            length,
+        )
+
+    def _bound_padding(self, record: Service) -> None:
+        """Grow the company's padding bound (a ``padding`` span row) to the service's padding."""
+        padding = timedelta(minutes=record.padding) // _MICROSECOND
+        self._grow_spans([("padding", record.company_id)], padding)
+
+    def _grow_spans(self, keys: list[tuple[str, str]], length: int) -> None:
+        """Insert a span row of *length* for each key whose stored bound is below it."""
+        known = self._store._known_spans
+        needed = [key for key in keys if known.get(key, -1) < length]
+        if not needed:
+            return
+        rows = [
+            {"scope": scope, "scope_id": scope_id, "length": length}
+            for scope, scope_id in sorted(needed)
+        ]
+        try:
+            self._store._dialect.insert_ignoring_duplicates(self._conn, spans, rows)
+        except Exception as error:
+            raise self._failed(error, "writing") from error
+        self._new_spans += [(key, length) for key in needed]
