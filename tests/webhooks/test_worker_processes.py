@@ -52,7 +52,7 @@ def _seed(store: Any, receiver: Receiver, count: int) -> None:
 
 
 def _worker(url: str, schema: str | None, *options: str) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "slotwise", "worker", "--db", url, "--allow-local"]
+    command = [sys.executable, "-m", "slotwise", "worker", "--db", url, "--allow-local-webhooks"]
     if schema:
         command += ["--schema", schema]
     return subprocess.Popen(
