@@ -111,3 +111,41 @@ class TestMinuteReminders:
 
         assert (400, "OUT-OF-RANGE") == (response.status_code, response.json()["code"])
         assert "between 1 and 1440 minutes" in response.text
+
+
+class TestServeSetting:
+    """`slotwise serve --allow-local-webhooks` (its environment) lets loopback URLs be set."""
+
+    @pytest.mark.parametrize(("setting", "status"), [("1", 200), (None, 400)])
+    def test_loopback_url_under_the_setting(self, tmp_path, monkeypatch, setting, status):
+        """With the setting, http://127.0.0.1 is stored (200); without it, 400."""
+        import httpx
+
+        from slotwise import Principal, Scheduler
+        from slotwise.http import app_from_environment
+        from slotwise.storage.sql import SQLStore
+
+        from ._client import _SyncASGI
+
+        url = f"sqlite:///{tmp_path / 'served.db'}"
+        store = SQLStore(url)
+        scheduler = Scheduler(store)
+        company = scheduler.create_company(name="Dev", timezone="UTC")
+        token = scheduler.tokens.create(Principal(company_id=company.id), label="dev").token
+        store.close()
+        monkeypatch.setenv("SLOTWISE_DB", url)
+        if setting is None:
+            monkeypatch.delenv("SLOTWISE_WEBHOOKS_ALLOW_LOCAL", raising=False)
+        else:
+            monkeypatch.setenv("SLOTWISE_WEBHOOKS_ALLOW_LOCAL", setting)
+        app = app_from_environment()
+        with httpx.Client(
+            transport=_SyncASGI(app),
+            base_url="http://slotwise.test",
+            headers={"Authorization": f"Bearer {token}"},
+        ) as client:
+            response = client.put(
+                "/setup/v1/companies", json={"bookingWebhookUrl": "http://127.0.0.1:9/hook"}
+            )
+
+        assert status == response.status_code, response.text

@@ -11,16 +11,14 @@ import signal
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
-from slotwise.model import OutboxEvent, Trigger
+from slotwise.model import OutboxEvent
 from slotwise.storage.sql import SQLStore
-from slotwise.testing.samples import sample_company
 
 from .conftest import Received, Receiver
+from .test_worker_processes import _seed as seed
+from .test_worker_processes import _wait
 
 DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs" / "webhooks.md"
 EVENTS = 20
@@ -37,34 +35,8 @@ def _documented_receiver() -> dict[str, Any]:
 
 def _seed(url: str, receiver: Receiver, key: str) -> SQLStore:
     store = SQLStore(url)
-    company = sample_company(
-        id="co", booking_webhook_url=f"{receiver.url}/booking", webhook_signature_hash=key
-    )
-    with store.transaction() as tx:
-        tx.insert(company)
-        for number in range(EVENTS):
-            tx.insert(
-                OutboxEvent(
-                    id=f"ev-{number:03}",
-                    company_id="co",
-                    location_id=None,
-                    sequence=tx.next_sequence(),
-                    trigger=Trigger.BOOKING_CONFIRMATION,
-                    entity_id=f"apt-{number}",
-                    payload={"appointment": {"id": f"apt-{number}"}},
-                    created_at=datetime.now(UTC),
-                )
-            )
+    seed(store, receiver, EVENTS, key)
     return store
-
-
-def _wait(condition: Callable[[], bool], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.1)
-    return condition()
 
 
 def _run_worker(url: str, receiver: Receiver, option: str) -> tuple[bool, bytes]:
