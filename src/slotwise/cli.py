@@ -4,7 +4,7 @@ The ``slotwise`` command line (also ``python -m slotwise``)::
     slotwise serve  [--db URL] [--host 127.0.0.1] [--port 8000] [--workers N] [--log-level info]
                     [--with-worker]
     slotwise worker [--db URL] [--schema NAME] [--concurrency N] [--batch N] [--lease SECONDS]
-                    [--allow-local]
+                    [--allow-local-webhooks]
     slotwise demo   [--db URL]
     slotwise tokens create --db URL --company ID [--location ID ...] --label TEXT [--days N]
     slotwise tokens list   --db URL --company ID
@@ -68,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--allow-local-webhooks",
         action="store_true",
-        help="development only: the worker may post to http and loopback receivers",
+        help="development only: webhook URLs may be http and loopback receivers",
     )
     worker = commands.add_parser("worker", help="deliver webhooks and reminders (http extra)")
     worker.add_argument(
@@ -86,9 +86,15 @@ def _parser() -> argparse.ArgumentParser:
         "--lease", type=float, default=60.0, help="seconds a claim holds (default 60)"
     )
     worker.add_argument(
-        "--allow-local",
+        "--allow-local-webhooks",
         action="store_true",
         help="development only: allow http and loopback receivers",
+    )
+    worker.add_argument(  # the name before decision 47: kept for scripts, with a warning
+        "--allow-local",
+        action="store_true",
+        dest="deprecated_allow_local",
+        help="deprecated alias of --allow-local-webhooks",
     )
     worker.add_argument(
         "--log-level", default="info", choices=["debug", "info", "warning", "error"]
@@ -186,6 +192,12 @@ def _worker(arguments: argparse.Namespace, out: TextIO) -> None:
     import socket
     import threading
 
+    if arguments.deprecated_allow_local:
+        print(
+            "slotwise: warning: --allow-local is deprecated; use --allow-local-webhooks",
+            file=sys.stderr,
+        )
+    allow_local = arguments.allow_local_webhooks or arguments.deprecated_allow_local
     configure_logging(arguments.log_level)
     scheduler = _scheduler(arguments.db, schema=arguments.schema)
     stop = threading.Event()
@@ -206,7 +218,7 @@ def _worker(arguments: argparse.Namespace, out: TextIO) -> None:
         concurrency=arguments.concurrency,
         stop=stop,
         name=f"{socket.gethostname()}:{os.getpid()}",
-        allow_local=arguments.allow_local,
+        allow_local=allow_local,
         batch=arguments.batch,
         lease=timedelta(seconds=arguments.lease),
     )

@@ -12,7 +12,7 @@ from slotwise.availability.authorization import CalendarAuthorizer, NoCalendarAu
 from slotwise.availability.busy import BusyTimeProvider, NoBusyTime
 from slotwise.booking.service import AppointmentOperations, OutboxOperations, ReminderOperations
 from slotwise.clock import Clock, IdGenerator, SystemClock, UUIDIds
-from slotwise.errors import NotFound, OutOfRange
+from slotwise.errors import InvalidFormat, NotFound, OutOfRange
 from slotwise.model import Company, Principal
 from slotwise.operations._boundary import declared
 from slotwise.operations._context import DEFAULT_MAX_QUERY_DAYS, MAX_QUERY_DAYS_LIMIT, Context
@@ -60,6 +60,10 @@ class Scheduler:
             (:class:`~slotwise.operations.meetings.NoMeetingLinks`).
         token_source: makes the secrets of new API tokens; defaults to
             :func:`~slotwise.operations.tokens.random_token` (32 random bytes, decision 39).
+        allow_local_webhooks: the development setting (decision 47): webhook URLs may be set
+            to ``http`` and loopback receivers (``http://127.0.0.1:8080/hook``). Off, a URL must
+            be ``https``; private, link-local, multicast and reserved addresses are refused
+            either way. ``slotwise serve --allow-local-webhooks`` turns it on.
 
     Platform-level calls (:meth:`create_company`, :meth:`companies_of_user` and the API tokens of
     :attr:`tokens`) need no principal; everything else runs in a :class:`Workspace` from
@@ -79,6 +83,7 @@ class Scheduler:
         max_query_days: int = DEFAULT_MAX_QUERY_DAYS,
         token_source: TokenSource | None = None,
         meeting_links: MeetingLinkProvider | None = None,
+        allow_local_webhooks: bool = False,
     ) -> None:
         if (
             not isinstance(max_query_days, int)
@@ -91,6 +96,12 @@ class Scheduler:
                 requested=max_query_days,
             )
         self.max_query_days = max_query_days
+        if not isinstance(allow_local_webhooks, bool):
+            raise InvalidFormat(
+                field="allow_local_webhooks", expected="True or False", value=allow_local_webhooks
+            )
+        self.allow_local_webhooks = allow_local_webhooks
+        """The development setting of decision 47 (http and loopback webhook URLs)."""
         self.store: Store = store if store is not None else MemoryStore()
         self.clock: Clock = clock if clock is not None else SystemClock()
         self.ids: IdGenerator = ids if ids is not None else UUIDIds()
@@ -126,8 +137,12 @@ class Scheduler:
 
         Raises:
             InvalidTimeZone: when ``timezone`` is not an IANA zone name.
+            UnsafeDestination: when a webhook URL is not https or names a refused address
+                (decision 47).
         """
-        return create_company(self.store, self.ids, **fields)
+        return create_company(
+            self.store, self.ids, allow_local_webhooks=self.allow_local_webhooks, **fields
+        )
 
     @functools.partial(declared, principal=False)
     def companies_of_user(self, email: str) -> list[Company]:
@@ -182,6 +197,7 @@ class Scheduler:
                 max_query_days=self.max_query_days,
                 meeting_links=self.meeting_links,
                 configuration=self.configuration_cache,
+                allow_local_webhooks=self.allow_local_webhooks,
             )
         )
 

@@ -75,3 +75,22 @@ def test_token_api() -> None:
 
     assert principal.company_id == company.id
     assert revoked.revoked_at is not None
+
+
+def test_webhook_api() -> None:
+    """The development setting, a minute reminder and a receiver's verify type-check."""
+    from slotwise.webhooks import signature_headers, verify
+
+    scheduler = Scheduler(allow_local_webhooks=True)
+    company = scheduler.create_company(
+        name="Hook Co", timezone="UTC", booking_webhook_url="http://127.0.0.1:8080/hook"
+    )
+    reminder = slotwise.Reminder(unit="minutes", value=30)
+    key = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+    body = b"{}"
+    headers = signature_headers(body, key, message_id="evt", timestamp=datetime.now(UTC))
+    verify(body, headers, key)
+    verify(body, {"X-Message-Signature": headers["X-Message-Signature"]}, key, legacy=True)
+
+    assert company.booking_webhook_url is not None
+    assert 30 == reminder.lead_minutes

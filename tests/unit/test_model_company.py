@@ -395,13 +395,17 @@ class TestLocationSettings:
 
 
 class TestReminder:
-    @pytest.mark.parametrize(("unit", "limit"), [("hours", 24), ("days", 30), ("weeks", 8)])
+    @pytest.mark.parametrize(
+        ("unit", "limit"), [("minutes", 1440), ("hours", 24), ("days", 30), ("weeks", 8)]
+    )
     def test_value_bounds_accepted(self, unit: str, limit: int):
-        """1 and the unit's maximum are accepted (decision 28: hours 1..24)."""
+        """1 and the unit's maximum are accepted (decision 28: hours 1..24; 47: minutes)."""
         assert 1 == Reminder(unit=unit, value=1).value  # type: ignore[arg-type]
         assert limit == Reminder(unit=unit, value=limit).value  # type: ignore[arg-type]
 
-    @pytest.mark.parametrize(("unit", "limit"), [("hours", 24), ("days", 30), ("weeks", 8)])
+    @pytest.mark.parametrize(
+        ("unit", "limit"), [("minutes", 1440), ("hours", 24), ("days", 30), ("weeks", 8)]
+    )
     def test_value_bounds_refused(self, unit: str, limit: int):
         """0 and one past the unit's maximum are refused, naming the unit's range."""
         for value in (0, limit + 1):
@@ -423,11 +427,21 @@ class TestReminder:
         assert "value" == info.value.field
 
     def test_unit_choices(self):
-        """Minutes are not a reminder unit."""
+        """Seconds are not a reminder unit."""
         with pytest.raises(InvalidChoice) as info:
-            Reminder(unit="minutes", value=30)  # type: ignore[arg-type]
+            Reminder(unit="seconds", value=30)  # type: ignore[arg-type]
 
-        assert ("unit", "minutes") == (info.value.field, info.value.requested)
+        assert ("unit", "seconds") == (info.value.field, info.value.requested)
+
+    def test_minutes(self):
+        """A reminder of 30 minutes is due half an hour before; it may follow one of an hour."""
+        schedule = ReminderSchedule(
+            email_first=Reminder(unit="hours", value=1),
+            email_second=Reminder(unit="minutes", value=30),
+        )
+
+        assert 30 == Reminder(unit="minutes", value=30).lead_minutes
+        assert schedule.email_second == Reminder(unit="minutes", value=30)
 
     @pytest.mark.parametrize(
         ("unit", "value", "minutes"), [("hours", 2, 120), ("days", 1, 1440), ("weeks", 1, 10080)]

@@ -5,13 +5,15 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from slotwise import InvalidSignature, UnsafeDestination
+from slotwise import InvalidFormat, InvalidSignature, UnsafeDestination
+from slotwise.rules.signing_keys import key_bytes
 from slotwise.webhooks import (
     RETRY_DELAYS,
     SIGNATURE_HEADER,
@@ -89,9 +91,140 @@ class TestVerify:
         with pytest.raises(InvalidSignature, match="outside"):
             verify(BODY, _headers(), KEY, now=SENT + timedelta(minutes=10))
 
-    def test_spec_header_alone_verifies(self):
-        """A receiver given only X-Message-Signature can verify with it."""
-        verify(BODY, {SIGNATURE_HEADER: _headers()[SIGNATURE_HEADER]}, KEY, now=SENT)
+    def test_stripped_standard_signature_is_refused(self):
+        """Without webhook-signature, X-Message-Signature alone is refused by default (47)."""
+        stripped = {SIGNATURE_HEADER: _headers()[SIGNATURE_HEADER]}
+
+        with pytest.raises(InvalidSignature, match="legacy=True"):
+            verify(BODY, stripped, KEY, now=SENT)
+
+    def test_stripped_replay_an_hour_later_under_another_id_is_refused(self):
+        """A captured delivery, stripped, replayed an hour later as another event: refused."""
+        replayed = {
+            SIGNATURE_HEADER: _headers()[SIGNATURE_HEADER],
+            "webhook-id": "evt_other",
+            "webhook-timestamp": str(int((SENT + timedelta(hours=1)).timestamp())),
+        }
+
+        with pytest.raises(InvalidSignature, match="no webhook-signature"):
+            verify(BODY, replayed, KEY, now=SENT + timedelta(hours=1))
+
+    def test_legacy_accepts_the_spec_header_alone(self):
+        """With legacy=True, X-Message-Signature alone verifies (the replayable opt-in)."""
+        verify(BODY, {SIGNATURE_HEADER: _headers()[SIGNATURE_HEADER]}, KEY, now=SENT, legacy=True)
+
+    def test_legacy_still_checks_the_spec_header(self):
+        """With legacy=True, a spec header that does not match the body is refused."""
+        with pytest.raises(InvalidSignature, match="does not match the body"):
+            verify(
+                BODY + b" ",
+                {SIGNATURE_HEADER: _headers()[SIGNATURE_HEADER]},
+                KEY,
+                now=SENT,
+                legacy=True,
+            )
+
+    def test_legacy_still_checks_the_standard_signature_when_present(self):
+        """legacy=True does not relax a webhook-signature that is there: an old one is refused."""
+        with pytest.raises(InvalidSignature, match="outside"):
+            verify(BODY, _headers(), KEY, now=SENT + timedelta(hours=1), legacy=True)
+
+    def test_now_defaults_to_the_system_clock(self):
+        """Without now, a delivery signed just now passes and one signed an hour ago does not."""
+        sent = datetime.now(UTC)
+        fresh = signature_headers(BODY, KEY, message_id="evt_1", timestamp=sent)
+        stale = signature_headers(
+            BODY, KEY, message_id="evt_1", timestamp=sent - timedelta(hours=1)
+        )
+
+        verify(BODY, fresh, KEY)
+        with pytest.raises(InvalidSignature, match="outside"):
+            verify(BODY, stale, KEY)
+
+
+SECRET = bytes(range(24))
+WHSEC = "whsec_" + base64.b64encode(SECRET).decode()
+
+
+class TestKeys:
+    """whsec_<base64> keys are their bytes; any other key its UTF-8 (decision 47)."""
+
+    def test_whsec_key_signs_with_the_decoded_bytes(self):
+        """Both signatures of a whsec_ key are keyed by the bytes the base64 encodes."""
+        headers = signature_headers(BODY, WHSEC, message_id="evt_1", timestamp=SENT)
+        stamp = str(int(SENT.timestamp()))
+        mac = hmac.new(SECRET, f"evt_1.{stamp}.".encode() + BODY, hashlib.sha256)
+
+        assert "v1," + base64.b64encode(mac.digest()).decode() == headers["webhook-signature"]
+        assert hmac.new(SECRET, BODY, hashlib.sha256).hexdigest() == headers[SIGNATURE_HEADER]
+
+    def test_unpadded_whsec_key_is_the_same_key(self):
+        """A whsec_ key written without its base64 padding is the same bytes as the padded one."""
+        padded = "whsec_" + base64.b64encode(b"ten bytes!").decode()
+
+        assert padded.endswith("==")
+        assert b"ten bytes!" == key_bytes(padded) == key_bytes(padded.rstrip("="))
+
+    def test_other_keys_are_utf8(self):
+        """A key without the prefix, or a whsec_ key whose rest is not base64, is its UTF-8."""
+        assert (KEY.encode(), b"whsec_not base64!") == (
+            key_bytes(KEY),
+            key_bytes("whsec_not base64!"),
+        )
+
+    @pytest.mark.parametrize("key", ["whsec_not base64!", "whsec_", "whsec_-_-_", "whsec_QUJD*"])
+    def test_malformed_whsec_keys_are_refused_when_set(self, key):
+        """Setting a whsec_ key that is not standard base64 is refused, without quoting it."""
+        from slotwise import Scheduler
+
+        scheduler = Scheduler()
+        company = scheduler.create_company(name="Acme", timezone="UTC")
+        workspace = scheduler.for_company(company.id)
+
+        with pytest.raises(InvalidFormat) as info:
+            workspace.company.update(webhook_signature_hash=key)
+
+        assert "webhook_signature_hash" == info.value.field
+        assert key == "whsec_" or key not in info.value.message
+        assert workspace.company.get().webhook_signature_hash is None
+
+
+class TestReferenceLibrary:
+    """The Standard Webhooks reference library and slotwise agree, both ways (decision 47)."""
+
+    def test_reference_verifies_what_slotwise_signs(self):
+        """standardwebhooks.Webhook("whsec_...") verifies slotwise's headers as documented."""
+        from standardwebhooks import Webhook
+
+        headers = signature_headers(BODY, WHSEC, message_id="evt_1", timestamp=datetime.now(UTC))
+
+        assert json.loads(BODY) == Webhook(WHSEC).verify(BODY, headers)
+
+    def test_slotwise_verifies_what_the_reference_signs(self):
+        """slotwise.webhooks.verify accepts a message the reference library signed."""
+        from standardwebhooks import Webhook
+
+        sent = datetime.now(UTC)
+        signature = Webhook(WHSEC).sign("msg_1", sent, BODY.decode())
+        headers = {
+            "webhook-id": "msg_1",
+            "webhook-timestamp": str(int(sent.timestamp())),
+            "webhook-signature": signature,
+        }
+
+        verify(BODY, headers, WHSEC)
+        with pytest.raises(InvalidSignature):
+            verify(BODY, headers, "whsec_" + base64.b64encode(b"another key").decode())
+
+    def test_reference_refuses_a_tampered_delivery(self):
+        """The reference library refuses slotwise's headers on a changed body."""
+        from standardwebhooks import Webhook
+        from standardwebhooks.webhooks import WebhookVerificationError
+
+        headers = signature_headers(BODY, WHSEC, message_id="evt_1", timestamp=datetime.now(UTC))
+
+        with pytest.raises(WebhookVerificationError):
+            Webhook(WHSEC).verify(BODY + b" ", headers)
 
 
 class TestSchedule:

@@ -103,8 +103,7 @@ class Business:
         return self.scheduler.for_company(self.company_id)
 
     def worker(self, **options: Any) -> DeliveryWorker:
-        """A worker allowed to post to loopback (the development setting)."""
-        options.setdefault("allow_local", True)
+        """A worker of the scheduler's development setting (http and loopback allowed)."""
         options.setdefault("client", httpx.Client(timeout=5, follow_redirects=False))
         return DeliveryWorker(self.scheduler, owner=options.pop("owner", "test-worker"), **options)
 
@@ -126,7 +125,8 @@ class Business:
 def business(receiver: Receiver) -> Business:
     """The business, its webhooks at the receiver's /booking, /customer and /reminder."""
     clock = ManualClock(NOW)
-    scheduler = Scheduler(clock=clock, ids=SequentialIds())
+    # The development setting (decision 47): the receiver is http on loopback.
+    scheduler = Scheduler(clock=clock, ids=SequentialIds(), allow_local_webhooks=True)
     company = scheduler.create_company(
         name="Acme",
         timezone="America/New_York",

@@ -130,6 +130,25 @@ class TestEveryChangeArrives:
             pair for pair in _triggers(receiver) if pair[0] == "/reminder"
         ]
 
+    def test_a_thirty_minute_reminder_goes_out_thirty_minutes_before(self, business, receiver):
+        """A reminder set in minutes (decision 47) is posted at start - 30 min, not before."""
+        from slotwise import Reminder, ReminderSchedule
+
+        business.workspace.locations.set_reminders(
+            business.location_id,
+            ReminderSchedule(sms_first=Reminder(unit="minutes", value=30)),
+        )
+        business.book(10)  # Tuesday 10:00 New York: the reminder is due at 09:30
+        business.clock.advance(timedelta(days=1, hours=1, minutes=29))  # Tuesday 09:29
+        _drain(business)
+        early = receiver.paths().count("/reminder")
+        business.clock.advance(timedelta(minutes=1))  # Tuesday 09:30
+        _drain(business)
+        reminders = [r for r in receiver.received if r.path == "/reminder"]
+
+        assert (0, ["SmsReminder"]) == (early, [json.loads(r.body)["trigger"] for r in reminders])
+        assert all(_genuine(r) for r in reminders)
+
     def test_a_moved_appointment_is_reminded_at_its_new_time(self, business, receiver):
         """Rescheduled a day later, the reminder goes out before the new time, not the old."""
         booked = business.book(10)  # Tuesday 10:00 New York: reminder due Tuesday 08:00

@@ -27,12 +27,12 @@ from .conftest import KEY, NOW, Receiver
 EVENTS = 1000
 
 
-def _seed(store: Any, receiver: Receiver, count: int) -> None:
-    """A company whose booking URL is the receiver, and *count* undelivered events."""
+def _seed(store: Any, receiver: Receiver, count: int, key: str = KEY) -> None:
+    """A company whose booking URL is the receiver, signing with *key*, and *count* events."""
     company = sample_company(
         id="co",
         booking_webhook_url=f"{receiver.url}/booking",
-        webhook_signature_hash=KEY,
+        webhook_signature_hash=key,
     )
     with store.transaction() as tx:
         tx.insert(company)
@@ -52,7 +52,7 @@ def _seed(store: Any, receiver: Receiver, count: int) -> None:
 
 
 def _worker(url: str, schema: str | None, *options: str) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "slotwise", "worker", "--db", url, "--allow-local"]
+    command = [sys.executable, "-m", "slotwise", "worker", "--db", url, "--allow-local-webhooks"]
     if schema:
         command += ["--schema", schema]
     return subprocess.Popen(

@@ -253,13 +253,13 @@ class UnsafeDestination(ValidationError):
     """
     A webhook URL may not receive deliveries: not https, or resolving to a non-public address.
 
-    Decision 38: checked on the resolved addresses at send time (server-side request forgery).
+    Decision 38: checked on the resolved addresses at send time (server-side request forgery);
+    decision 47: checked when the URL is set too (the scheme and a literal address), *field*
+    naming the setting.
     """
 
     code = "UNSAFE-DESTINATION"
 
-    def __init__(self, *, url: str, reason: str) -> None:
-        super().__init__(
-            f"webhook URL {_shown(url)} may not receive deliveries: {reason}", field="url"
-        )
+    def __init__(self, *, url: str, reason: str, field: str = "url") -> None:
+        super().__init__(f"{field} {_shown(url)} may not receive deliveries: {reason}", field=field)
         self.value = url

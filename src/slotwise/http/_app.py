@@ -173,7 +173,11 @@ def app_from_environment() -> Litestar:
     from slotwise.webhooks.meetings import HttpMeetingLinks
 
     allow_local = os.environ.get("SLOTWISE_WEBHOOKS_ALLOW_LOCAL") == "1"
-    scheduler = Scheduler(SQLStore(url), meeting_links=HttpMeetingLinks(allow_local=allow_local))
+    scheduler = Scheduler(
+        SQLStore(url),
+        meeting_links=HttpMeetingLinks(allow_local=allow_local),
+        allow_local_webhooks=allow_local,
+    )
     app = create_app(scheduler, max_body_size=size)
     if os.environ.get("SLOTWISE_WITH_WORKER") == "1":
         _attach_worker(app, scheduler)

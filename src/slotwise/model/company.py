@@ -242,11 +242,11 @@ class LocationSettings:
     hide_bread_crumb_nav: bool = attrs.field(default=False, validator=check_bool)
 
 
-ReminderUnit = Literal["hours", "days", "weeks"]
+ReminderUnit = Literal["minutes", "hours", "days", "weeks"]
 """Unit of a reminder's lead time."""
 
-_REMINDER_LIMITS: dict[str, int] = {"hours": 24, "days": 30, "weeks": 8}
-_MINUTES_PER_UNIT: dict[str, int] = {"hours": 60, "days": 1440, "weeks": 10080}
+_REMINDER_LIMITS: dict[str, int] = {"minutes": 1440, "hours": 24, "days": 30, "weeks": 8}
+_MINUTES_PER_UNIT: dict[str, int] = {"minutes": 1, "hours": 60, "days": 1440, "weeks": 10080}
 
 
 def _check_reminder_value(instance: Reminder, _attribute: Any, _value: Any) -> None:
@@ -266,12 +266,15 @@ class Reminder:
     """
     One reminder: sent ``value`` ``unit`` before the appointment starts.
 
-    Hours run 1..24 (decision 28), days 1..30, weeks 1..8.
+    Minutes run 1..1440 (decision 47: a reminder half an hour before), hours 1..24 (decision
+    28), days 1..30, weeks 1..8.
 
     .. versionadded:: 0.1
+    .. versionchanged:: 0.1
+       ``minutes`` added (decision 47).
     """
 
-    unit: ReminderUnit = attrs.field(validator=check_choice("hours", "days", "weeks"))
+    unit: ReminderUnit = attrs.field(validator=check_choice("minutes", "hours", "days", "weeks"))
     value: int = attrs.field(validator=_check_reminder_value)
 
     @property

@@ -42,6 +42,8 @@ class Context:
     meeting_links: MeetingLinkProvider = attrs.field(factory=NoMeetingLinks)
     configuration: ConfigurationCache | None = None
     """The process's configuration cache (decision 49); ``None`` reads everything from the store."""
+    allow_local_webhooks: bool = False
+    """The development setting: webhook URLs may use http and loopback (decision 47)."""
 
     @property
     def principal(self) -> Principal:

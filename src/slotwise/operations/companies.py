@@ -4,8 +4,8 @@ Company operations: create (platform level), get and update (webhook URLs includ
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Required, TypedDict, Unpack
+from collections.abc import Collection, Sequence
+from typing import Final, Required, TypedDict, Unpack
 
 import attrs
 
@@ -13,9 +13,18 @@ from slotwise.clock import IdGenerator
 from slotwise.model import Company
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
+from slotwise.rules.destinations import check_webhook_url
+from slotwise.rules.signing_keys import check_signing_key
 from slotwise.storage.protocol import Store
 
-__all__ = ["CompanyChanges", "CompanyFields", "CompanyOperations", "create_company"]
+__all__ = [
+    "WEBHOOK_URL_FIELDS",
+    "CompanyChanges",
+    "CompanyFields",
+    "CompanyOperations",
+    "check_webhook_settings",
+    "create_company",
+]
 
 
 class _CompanyCommon(TypedDict, total=False):
@@ -45,15 +54,58 @@ class CompanyChanges(_CompanyCommon, total=False):
     timezone: str
 
 
-def create_company(store: Store, ids: IdGenerator, /, **fields: Unpack[CompanyFields]) -> Company:
+WEBHOOK_URL_FIELDS: Final = (
+    "booking_webhook_url",
+    "customer_webhook_url",
+    "reminder_webhook_url",
+    "meeting_webhook_url",
+)
+"""The company's fields that slotwise posts to (decision 47 checks them when they are set)."""
+
+
+def check_webhook_settings(
+    company: Company, changed: Collection[str], *, allow_local_webhooks: bool
+) -> None:
+    """
+    Refuse webhook URLs among the *changed* fields that may not receive deliveries, and a
+    ``whsec_`` signing key that is not base64 (decision 47).
+
+    Only the fields being set are checked: a URL stored before the check existed does not block
+    an unrelated change (the send-time check still refuses it).
+
+    Raises:
+        UnsafeDestination: naming the URL's field.
+        InvalidFormat: naming ``webhook_signature_hash``.
+    """
+    for name in WEBHOOK_URL_FIELDS:
+        url = getattr(company, name)
+        if name in changed and url is not None:
+            check_webhook_url(url, field=name, allow_local=allow_local_webhooks)
+    if "webhook_signature_hash" in changed:
+        check_signing_key(company.webhook_signature_hash, field="webhook_signature_hash")
+
+
+def create_company(
+    store: Store,
+    ids: IdGenerator,
+    /,
+    *,
+    allow_local_webhooks: bool = False,
+    **fields: Unpack[CompanyFields],
+) -> Company:
     """
     Create a company (spec: POST /setup/v1/companies).
 
+    Args:
+        allow_local_webhooks: the development setting of decision 47 (http and loopback URLs).
+
     Raises:
         InvalidTimeZone: when ``timezone`` is missing or not an IANA name.
+        UnsafeDestination: when a webhook URL may not receive deliveries (decision 47).
         ValidationError: for any other invalid field.
     """
     company = Company(id=ids.new_id(), **fields)
+    check_webhook_settings(company, fields.keys(), allow_local_webhooks=allow_local_webhooks)
     with store.transaction() as tx:
         tx.insert(company)
     return company
@@ -127,7 +179,12 @@ class CompanyOperations:
         """
         Change fields of the company, webhook URLs included (spec: PUT /setup/v1/company/{id}).
 
+        A webhook URL must be ``https`` and may not name a loopback, private, link-local,
+        multicast or reserved address (decision 47; the scheduler's ``allow_local_webhooks``
+        allows ``http`` and loopback).
+
         Raises:
+            UnsafeDestination: when a webhook URL may not receive deliveries; nothing is changed.
             ValidationError: for an invalid field; nothing is changed.
             Unauthorized: when the principal is limited to some locations (decision 37).
         """
@@ -135,5 +192,8 @@ class CompanyOperations:
         with ctx.store.transaction() as tx:
             company = ctx.owned(tx, Company, ctx.company_id, field="company_id", change=True)
             updated = attrs.evolve(company, **changes)
+            check_webhook_settings(
+                updated, changes.keys(), allow_local_webhooks=ctx.allow_local_webhooks
+            )
             tx.update(updated)
         return updated

@@ -1,5 +1,7 @@
 """
-Pure rules over the model: repeat-rule expansion (``repeat``) and interval algebra (``intervals``).
+Pure rules over the model: repeat-rule expansion (``repeat``), interval algebra (``intervals``),
+which webhook destinations are acceptable (``destinations``) and what a signing key stands for
+(``signing_keys``).
 
 Nothing here reads a store or a clock; every function is a pure function of its arguments.
 """

@@ -1,12 +1,11 @@
 """
-Where a webhook may be sent (decision 38): https, and only to public addresses.
+Where a webhook may be sent (decisions 38 and 47): https, and only to public addresses.
 
-A company sets its webhook URLs; without a check, a URL naming ``127.0.0.1``, a private network
-or the cloud metadata address (``169.254.169.254``) would let whoever edits the company make the
-server call its own neighbours (server-side request forgery). The check is made on the addresses
-the host name resolves to *at send time*, so a name that later resolves elsewhere is caught on
-the next attempt. A development setting allows ``http`` and loopback receivers (tests, a local
-receiver); private, link-local, multicast and reserved addresses stay refused.
+The rule lives in :mod:`slotwise.rules.destinations`; a URL is checked when it is set (its
+scheme and a literal address) and here, *at send time*, on the addresses the host name resolves
+to then, so a name that later resolves elsewhere is caught on the next attempt. A development
+setting allows ``http`` and loopback receivers (tests, a local receiver); private, link-local,
+multicast and reserved addresses stay refused.
 """
 
 from __future__ import annotations
@@ -18,13 +17,13 @@ from typing import Any, Final, NamedTuple
 from urllib.parse import urlsplit
 
 from slotwise.errors import UnsafeDestination
+from slotwise.rules.destinations import IPAddress, refusal, schemes
 
 __all__ = ["Pinned", "Resolver", "check_destination", "pinned", "system_resolver"]
 
 Resolver = Callable[[str, int], Sequence[str]]
 """Resolve a host name and port to IP address texts (injected in tests)."""
 
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 _DEFAULT_PORTS: Final = {"https": 443, "http": 80}
 
 
@@ -40,6 +39,9 @@ def check_destination(
     """
     Return the addresses *url* resolves to, when every one of them may receive webhooks.
 
+    The send-time check (decision 38); the same rule as the set-time check of decision 47
+    (:func:`slotwise.rules.destinations.refusal`), applied to what the host resolves to now.
+
     Args:
         url: the webhook URL.
         resolve: the resolver (the system's by default).
@@ -48,12 +50,13 @@ def check_destination(
     Raises:
         UnsafeDestination: for another scheme, no host, a name that does not resolve, or any
             resolved address that is loopback (unless *allow_local*), private, link-local,
-            multicast, reserved or unspecified.
+            multicast, reserved or unspecified (an IPv6 form of an IPv4 address -- mapped,
+            6to4, NAT64 -- judged by that address).
     """
     parts = urlsplit(url)
-    schemes = ("https", "http") if allow_local else ("https",)
-    if parts.scheme not in schemes:
-        raise UnsafeDestination(url=url, reason=f"the scheme must be {' or '.join(schemes)}")
+    allowed = schemes(allow_local=allow_local)
+    if parts.scheme not in allowed:
+        raise UnsafeDestination(url=url, reason=f"the scheme must be {' or '.join(allowed)}")
     host = parts.hostname
     if not host:
         raise UnsafeDestination(url=url, reason="it names no host")
@@ -69,30 +72,10 @@ def check_destination(
         raise UnsafeDestination(url=url, reason=f"{host} resolves to no address")
     addresses = [ipaddress.ip_address(text.split("%")[0]) for text in texts]
     for address in addresses:
-        refused = _refused(address, allow_local=allow_local)
+        refused = refusal(address, allow_local=allow_local)
         if refused:
             raise UnsafeDestination(url=url, reason=f"{host} resolves to {address}, {refused}")
     return addresses
-
-
-def _refused(address: IPAddress, *, allow_local: bool) -> str | None:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return _refused(address.ipv4_mapped, allow_local=allow_local)
-    if address.is_loopback:
-        return None if allow_local else "a loopback address"
-    checks = (
-        ("is_unspecified", "an unspecified address"),
-        ("is_link_local", "a link-local address (cloud metadata lives there)"),
-        ("is_multicast", "a multicast address"),
-        ("is_private", "a private address"),
-        ("is_reserved", "a reserved address"),
-    )
-    for attribute, text in checks:
-        if getattr(address, attribute):
-            return text
-    if not address.is_global:
-        return "not a public address"
-    return None
 
 
 class Pinned(NamedTuple):

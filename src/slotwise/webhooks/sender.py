@@ -105,7 +105,8 @@ class DeliveryWorker:
         client: the httpx client to post with (default: one with the decision's timeouts, no
             redirects followed); tests pass one with a mock transport.
         resolve: the resolver the destination check uses.
-        allow_local: the development setting: allow ``http`` and loopback receivers.
+        allow_local: the development setting: allow ``http`` and loopback receivers; default:
+            the scheduler's ``allow_local_webhooks`` (decision 47: one setting).
         batch: events claimed per round.
         lease: how long a claim holds.
 
@@ -119,7 +120,7 @@ class DeliveryWorker:
         owner: str,
         client: httpx.Client | None = None,
         resolve: Resolver = system_resolver,
-        allow_local: bool = False,
+        allow_local: bool | None = None,
         batch: int = 50,
         lease: timedelta = timedelta(minutes=1),
     ) -> None:
@@ -127,7 +128,7 @@ class DeliveryWorker:
         self.owner = owner
         self.client = client or httpx.Client(timeout=TIMEOUT, follow_redirects=False)
         self.resolve = resolve
-        self.allow_local = allow_local
+        self.allow_local = scheduler.allow_local_webhooks if allow_local is None else allow_local
         self.batch = batch
         self.lease = lease
 
