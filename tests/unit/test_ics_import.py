@@ -238,6 +238,26 @@ def _two_stylists(provider: IcsBusyTime):
     return ws, cut, ana, ben
 
 
+class TestFreshData:
+    """A calendar is parsed once per content; new content is read on the next query."""
+
+    def test_a_callable_source_is_read_again(self):
+        """The callable's new calendar replaces the one parsed before; the same bytes reuse it."""
+        resource = _resource("UTC")
+        outlook, google = (
+            (FIXTURES / "outlook.ics").read_bytes(),
+            (FIXTURES / "google.ics").read_bytes(),
+        )
+        feeds = [outlook, outlook, google]
+        provider = IcsBusyTime({resource.id: lambda: feeds.pop(0)}, unreadable="raise")
+        start, end = _utc(2026, 11, 24), _utc(2026, 11, 25)
+
+        first, again, changed = (sorted(provider.busy(resource, start, end)) for _ in range(3))
+
+        assert [(_utc(2026, 11, 24, 15), _utc(2026, 11, 24, 16))] == first == again
+        assert [(_utc(2026, 11, 24, 5), _utc(2026, 11, 25, 5))] == changed
+
+
 class TestUnreadableCalendars:
     """One calendar that cannot be read fails only its resource, with a typed, logged error."""
 

@@ -19,6 +19,7 @@ zone. Google's UTC times under ``X-WR-TIMEZONE`` repeat in that zone (``x-wr-tim
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -35,7 +36,7 @@ from slotwise._time import zone
 from slotwise.errors import CalendarUnreadable, SlotwiseError
 from slotwise.model import Resource
 
-__all__ = ["IcsBusyTime", "Source", "Unreadable", "read_busy_time"]
+__all__ = ["IcsBusyTime", "Source", "Unreadable"]
 
 LOGGER: Final = logging.getLogger("slotwise.ics")
 
@@ -93,6 +94,10 @@ class IcsBusyTime:
         self.unreadable: Unreadable = unreadable
         self.failures: dict[str, CalendarUnreadable] = {}
         """The last error of each resource whose calendar could not be read, by resource id."""
+        # Parsing and indexing a calendar costs far more than asking it about a range (about
+        # 1.5 s against 0.1 s for 2,000 events), and a source usually gives the same bytes
+        # query after query: the last parse of each resource is kept, keyed by a digest.
+        self._cache: dict[str, tuple[bytes, _ParsedCalendar]] = {}
 
     def __repr__(self) -> str:
         return f"IcsBusyTime({sorted(self.sources)!r}, unreadable={self.unreadable!r})"
@@ -105,7 +110,7 @@ class IcsBusyTime:
         if source is None:
             return ()
         try:
-            found = read_busy_time(_read(source), resource, start, end)
+            found = self._parsed(resource.id, _read(source)).busy(resource, start, end)
         # A host's calendar is outside data: whatever it makes a parser or a fetch raise must
         # fail this resource only (the issue's "one calendar takes down a service").
         except Exception as error:
@@ -125,6 +130,17 @@ class IcsBusyTime:
             return [(start, end)] if self.unreadable == "busy" else []
         self.failures.pop(resource.id, None)
         return found
+
+    def _parsed(self, resource_id: str, data: bytes) -> _ParsedCalendar:
+        """Return *data* parsed, reusing the resource's last parse when the bytes are the same."""
+        digest = hashlib.sha256(data).digest()
+        cached = self._cache.get(resource_id)
+        if cached is not None and cached[0] == digest:
+            return cached[1]
+        self._cache.pop(resource_id, None)
+        parsed = _ParsedCalendar(data)
+        self._cache[resource_id] = (digest, parsed)
+        return parsed
 
 
 def _failure(resource: Resource, error: Exception) -> CalendarUnreadable:
@@ -149,51 +165,58 @@ def _read(source: Source) -> bytes:
     raise TypeError(f"a calendar source gave {type(value).__name__}, not bytes or text")
 
 
-def read_busy_time(
-    data: bytes, resource: Resource, start: datetime, end: datetime
-) -> list[tuple[datetime, datetime]]:
+class _ParsedCalendar:
+    """One calendar's data, parsed and indexed once, then asked about any number of ranges."""
+
+    def __init__(self, data: bytes) -> None:
+        calendar = icalendar.Calendar.from_ical(data)
+        if not isinstance(calendar, icalendar.Calendar):
+            raise ValueError(f"expected a VCALENDAR, got {getattr(calendar, 'name', '?')}")
+        self.declared = _declared_zone(calendar)
+        if self.declared is not None:
+            calendar = x_wr_timezone.to_standard(calendar)
+        self._events = recurring_ical_events.of(calendar, components=["VEVENT"])
+        self._free_busy = [
+            period
+            for component in calendar.walk("VFREEBUSY")
+            for period in _free_busy_periods(component)
+        ]
+
+    def busy(
+        self, resource: Resource, start: datetime, end: datetime
+    ) -> list[tuple[datetime, datetime]]:
+        """
+        Return the busy intervals for *resource* that overlap ``[start, end)``.
+
+        Raises:
+            ValueError, and anything the expansion raises: when a rule cannot be expanded.
+        """
+        home = self.declared or zone(resource.timezone)
+        addresses = {f"mailto:{resource.email}".lower()} if resource.email else set()
+        found = list(self._free_busy)
+        for event in self._events.between(start - _MARGIN, end + _MARGIN):
+            if not _event_is_busy(event, addresses):
+                continue
+            begin = _instant(event.decoded("dtstart"), home)
+            finish = _instant(event.decoded("dtend"), home) if "dtend" in event else begin
+            found.append((begin, finish))
+        return [(low, high) for low, high in found if low < high and low < end and high > start]
+
+
+def _declared_zone(calendar: icalendar.Calendar) -> tzinfo | None:
     """
-    Return the busy intervals in ``.ics`` *data* for *resource* that overlap ``[start, end)``.
+    Return the zone the calendar's ``X-WR-TIMEZONE`` names, or ``None``.
 
-    Raises:
-        ValueError, and anything the parsers raise: when *data* cannot be read.
-    """
-    calendar = icalendar.Calendar.from_ical(data)
-    if not isinstance(calendar, icalendar.Calendar):
-        raise ValueError(f"expected a VCALENDAR, got {getattr(calendar, 'name', '?')}")
-    home, declared = _home_zone(calendar, resource)
-    if declared:
-        calendar = x_wr_timezone.to_standard(calendar)
-    addresses = {f"mailto:{resource.email}".lower()} if resource.email else set()
-    found: list[tuple[datetime, datetime]] = []
-    instances = recurring_ical_events.of(calendar, components=["VEVENT"]).between(
-        start - _MARGIN, end + _MARGIN
-    )
-    for event in instances:
-        if not _event_is_busy(event, addresses):
-            continue
-        begin = _instant(event.decoded("dtstart"), home)
-        finish = _instant(event.decoded("dtend"), home) if "dtend" in event else begin
-        found.append((begin, finish))
-    for free_busy in calendar.walk("VFREEBUSY"):
-        found += _free_busy_periods(free_busy)
-    return [(low, high) for low, high in found if low < high and low < end and high > start]
-
-
-def _home_zone(calendar: icalendar.Calendar, resource: Resource) -> tuple[tzinfo, bool]:
-    """
-    Return the zone of floating times and dates, and whether the calendar declared it.
-
-    ``X-WR-TIMEZONE`` when it names a known zone (an unknown name is ignored, not an error:
-    the events' own ``TZID`` values still place them), else the resource's zone.
+    An unknown name is ignored, not an error: the events' own ``TZID`` values still place them,
+    and floating times and dates fall back to the resource's zone.
     """
     name = str(calendar.get("x-wr-timezone", "")).strip()
     if name:
         try:
-            return ZoneInfo(name), True
+            return ZoneInfo(name)
         except (ZoneInfoNotFoundError, ValueError):
-            LOGGER.info("X-WR-TIMEZONE %r is not a known zone; using %s", name, resource.timezone)
-    return zone(resource.timezone), False
+            LOGGER.info("X-WR-TIMEZONE %r is not a known zone; the resource's zone is used", name)
+    return None
 
 
 def _instant(value: date | datetime, home: tzinfo) -> datetime:
