@@ -38,3 +38,8 @@ from ._import import Source as Source
 from ._import import Unreadable as Unreadable
 
 __all__ = ["IcsBusyTime", "Source", "Unreadable", "export_appointments", "export_resource"]
+
+for _public in (IcsBusyTime, export_appointments, export_resource):
+    # Documented (autodoc) and shown in reprs as ``slotwise.ics.X``, wherever it is defined.
+    _public.__module__ = __name__
+del _public
