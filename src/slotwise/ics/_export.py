@@ -6,7 +6,9 @@ carries a ``VTIMEZONE`` for each ``TZID`` it uses (RFC 5545 section 3.6.5). A re
 ``DTSTART`` is its first occurrence (RFC 5545 counts ``DTSTART`` as the first instance whether
 the rule selects it or not) and its ``UNTIL`` is a UTC date-time (required beside a zoned
 ``DTSTART``, section 3.3.10): the last instant of the window's end date in the location's zone,
-so the last occurrence is kept.
+so the last occurrence is kept. On DST transition dates where RFC 5545 reads a window edge
+differently from slotwise (``slotwise.ics._dst``), that instance is written out at slotwise's
+instants.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from slotwise.model.blocks import OPEN_END
 from slotwise.paging import Page
 from slotwise.rules.repeat import occurrence_dates, to_rrule_text
 from slotwise.scheduler import Workspace
+
+from ._dst import divergences, wall
 
 __all__ = ["PRODUCT", "export_appointments", "export_resource"]
 
@@ -189,13 +193,6 @@ def first_occurrence(window: Block | Allocation) -> date | None:
     return None
 
 
-def _wall(day: date, hhmm: int, tz: object) -> datetime:
-    """Return wall time *hhmm* on *day* (``2400`` is the next midnight), as a zoned datetime."""
-    midnight = datetime.combine(day, time(0), tz)  # type: ignore[arg-type]
-    # Same-zone arithmetic is wall-clock arithmetic: the result keeps the wall time.
-    return midnight + timedelta(minutes=(hhmm // 100) * 60 + hhmm % 100)
-
-
 def _until(end_date: date, tz: object) -> str:
     """Return ``UNTIL``: the last second of *end_date* in *tz*, in UTC (RFC 5545 3.3.10)."""
     next_midnight = datetime.combine(end_date + timedelta(days=1), time(0), tz)  # type: ignore[arg-type]
@@ -203,22 +200,21 @@ def _until(end_date: date, tz: object) -> str:
     return f"{last:%Y%m%dT%H%M%SZ}"
 
 
-def _window_event(
+def _window_events(
     window: Block | Allocation, location: Location, *, kind: str
-) -> icalendar.Event | None:
+) -> list[icalendar.Event]:
+    """
+    Return the event of *window* (none when its rule selects no date), followed by one
+    ``RECURRENCE-ID`` instance per date where a DST gap or fold would make RFC 5545 readers place
+    it elsewhere than slotwise (``slotwise.ics._dst``); an instance slotwise reads as empty (a
+    window wholly inside a gap) is an ``EXDATE`` instead.
+    """
     first = first_occurrence(window)
     if first is None:
-        return None
+        return []
     tz = zone(location.timezone)
-    event = icalendar.Event()
-    event.add("uid", f"{window.id}@slotwise")
-    event.add("dtstamp", _WINDOW_STAMP)
-    event.add("dtstart", _wall(first, window.start_time, tz))
-    event.add("dtend", _wall(first, window.end_time, tz))
-    event.add("summary", window.reason or kind)
-    event.add("location", _place(location))
-    event.add("transp", "OPAQUE" if kind == "block" else "TRANSPARENT")
-    event.add("x-slotwise-kind", kind)
+    moved = divergences(window, location.timezone, first)
+    event = _window_base(window, location, kind=kind)
     rule: str | None = None
     if window.repeat is not None:
         # The start date, not the first occurrence, anchors the rule's defaults (a monthly
@@ -227,10 +223,41 @@ def _window_event(
     elif window.end_date != first:
         # Without a repeat rule a window applies on each date of its range (docs/semantics.md).
         rule = "FREQ=DAILY"
+    if rule is None and moved:
+        # One instance: written at slotwise's instants (UTC), or not at all when empty.
+        [(_, instants)] = moved
+        if instants is None:
+            return []
+        event.add("dtstart", instants[0])
+        event.add("dtend", instants[1])
+        return [event]
+    event.add("dtstart", wall(first, window.start_time, tz))
+    event.add("dtend", wall(first, window.end_time, tz))
     if rule is not None:
         if window.end_date != OPEN_END:
             rule += f";UNTIL={_until(window.end_date, tz)}"
         event.add("rrule", icalendar.vRecur.from_ical(rule))
+    overrides = []
+    for recurrence, instants in moved:
+        if instants is None:
+            event.add("exdate", recurrence)
+            continue
+        override = _window_base(window, location, kind=kind)
+        override.add("recurrence-id", recurrence)
+        override.add("dtstart", instants[0])
+        override.add("dtend", instants[1])
+        overrides.append(override)
+    return [event, *overrides]
+
+
+def _window_base(window: Block | Allocation, location: Location, *, kind: str) -> icalendar.Event:
+    event = icalendar.Event()
+    event.add("uid", f"{window.id}@slotwise")
+    event.add("dtstamp", _WINDOW_STAMP)
+    event.add("summary", window.reason or kind)
+    event.add("location", _place(location))
+    event.add("transp", "OPAQUE" if kind == "block" else "TRANSPARENT")
+    event.add("x-slotwise-kind", kind)
     return event
 
 
@@ -300,8 +327,7 @@ def export_resource(
             *(("allocation", allocation) for allocation in allocations),
         ]
         for kind, window in windows:
-            event = _window_event(window, location, kind=kind)
-            if event is not None:
+            for event in _window_events(window, location, kind=kind):
                 calendar.add_component(event)
     for holiday in location.holidays:
         calendar.add_component(_holiday_event(holiday, location))
