@@ -296,6 +296,21 @@ class TestUnreadableCalendars:
 
         assert {} == provider.failures
 
+    def test_the_host_hears_once_per_failure(self, caplog):
+        """A repeated failure logs WARNING once, DEBUG after; reading again logs INFO."""
+        provider = IcsBusyTime({})
+        ws, cut, ana, _ = _two_stylists(provider)
+        provider.sources[ana.id] = b"not a calendar"
+
+        with caplog.at_level(logging.DEBUG, logger="slotwise.ics"):
+            for _ in range(2):
+                ws.availability.times(cut.id, date(2026, 11, 24), date(2026, 11, 24))
+            provider.sources[ana.id] = FIXTURES / "google.ics"
+            ws.availability.times(cut.id, date(2026, 11, 24), date(2026, 11, 24))
+        levels = [r.levelname for r in caplog.records if r.name == "slotwise.ics"]
+
+        assert ["WARNING", "DEBUG", "INFO"] == levels
+
     def test_free_ignores_the_calendar(self):
         """unreadable="free": the resource is available as if it had no calendar."""
         provider = IcsBusyTime({}, unreadable="free")

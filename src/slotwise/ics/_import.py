@@ -65,8 +65,10 @@ class IcsBusyTime:
             against a calendar nobody could read, while every other resource stays available;
             ``"free"``: the calendar is ignored; ``"raise"``: :class:`CalendarUnreadable` is
             raised out of the availability call. With ``"busy"`` and ``"free"`` the error is
-            logged on the ``slotwise.ics`` logger (``WARNING``, with the resource id in the
-            record's ``resource_id``) and kept in :attr:`failures` until the calendar reads again.
+            logged on the ``slotwise.ics`` logger (``WARNING`` when it is new or its reason
+            changed, ``DEBUG`` when it repeats, ``INFO`` when the calendar reads again; the
+            resource id in the record's ``resource_id``) and kept in :attr:`failures` until the
+            calendar reads again.
 
     The events of the calendar are busy from ``DTSTART`` to ``DTEND`` (or ``DURATION``), repeated
     by their ``RRULE`` and ``RDATE`` less their ``EXDATE``\\ s, with ``RECURRENCE-ID`` overrides
@@ -117,9 +119,16 @@ class IcsBusyTime:
             failure = _failure(resource, error)
             if self.unreadable == "raise":
                 raise failure from error
+            previous = self.failures.get(resource.id)
             self.failures[resource.id] = failure
-            consequence = "busy all range" if self.unreadable == "busy" else "ignored"
-            LOGGER.warning(
+            # A broken feed fails every query until it is fixed: the host hears of it once
+            # (and again when the reason changes), not once per availability request.
+            level = (
+                logging.DEBUG if previous and previous.reason == failure.reason else logging.WARNING
+            )
+            consequence = "busy for the range" if self.unreadable == "busy" else "ignored"
+            LOGGER.log(
+                level,
                 "%s (resource %s %s)",
                 failure,
                 resource.id,
@@ -128,7 +137,12 @@ class IcsBusyTime:
                 exc_info=error,
             )
             return [(start, end)] if self.unreadable == "busy" else []
-        self.failures.pop(resource.id, None)
+        if self.failures.pop(resource.id, None) is not None:
+            LOGGER.info(
+                "the calendar of resource %r reads again",
+                resource.id,
+                extra={"resource_id": resource.id},
+            )
         return found
 
     def _parsed(self, resource_id: str, data: bytes) -> _ParsedCalendar:
