@@ -33,7 +33,7 @@ import recurring_ical_events
 import x_wr_timezone
 
 from slotwise._time import zone
-from slotwise.errors import CalendarUnreadable, SlotwiseError
+from slotwise.errors import CalendarUnreadable, InvalidChoice, SlotwiseError
 from slotwise.model import Resource
 
 __all__ = ["IcsBusyTime", "Source", "Unreadable"]
@@ -87,8 +87,6 @@ class IcsBusyTime:
 
     def __init__(self, sources: Mapping[str, Source], *, unreadable: Unreadable = "busy") -> None:
         if unreadable not in ("busy", "free", "raise"):
-            from slotwise.errors import InvalidChoice
-
             raise InvalidChoice(
                 field="unreadable", allowed=("busy", "free", "raise"), requested=unreadable
             )
