@@ -134,6 +134,21 @@ class TestRepeatingWindows:
 
         assert expected == read
 
+    def test_dst_overrides_are_read_by_vobject_and_ics(self):
+        """A daily 02:30 block has one RECURRENCE-ID per spring gap to 2037 that both parsers read."""
+        ws, _, _, ana = _business("Europe/Amsterdam")
+        ws.resources.create_block(
+            ana.id, start_date=date(2023, 3, 20), end_date="never", start_time=230,
+            end_time=330, reason="Daily", repeat=RepeatRule(frequency="D"),
+        )  # fmt: skip
+        text = export_resource(ws, ana.id).decode()
+        ics, vobject = pytest.importorskip("ics"), pytest.importorskip("vobject")
+        overrides = [e for e in vobject.readOne(text).vevent_list if "recurrence-id" in e.contents]
+
+        assert list(range(2023, 2038)) == [e.recurrence_id.value.year for e in overrides]
+        assert datetime(2023, 3, 26, 1, tzinfo=UTC) == overrides[0].dtstart.value  # 03:00 CEST
+        assert 16 == len(ics.Calendar(text).events)
+
     def test_every_tzid_has_its_vtimezone(self):
         """RFC 5545 3.6.5: the feed carries a VTIMEZONE for each TZID it uses."""
         ws, _, _, ana = _business("Europe/Amsterdam")
