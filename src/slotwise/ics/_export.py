@@ -14,9 +14,9 @@ instants.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Final, TypeVar
+from typing import Final
 
 import icalendar
 
@@ -31,7 +31,7 @@ from slotwise.model import (
     Service,
 )
 from slotwise.model.blocks import OPEN_END
-from slotwise.paging import Page
+from slotwise.paging import all_pages
 from slotwise.rules.repeat import occurrence_dates, to_rrule_text
 from slotwise.scheduler import Workspace
 
@@ -48,7 +48,6 @@ _STATUS: Final = {
 # keeps the feed byte-identical between two reads of unchanged data.
 _WINDOW_STAMP: Final = datetime(2000, 1, 1, tzinfo=UTC)
 _FIRST_SEARCH_DAYS: Final = 400
-_T = TypeVar("_T")
 
 
 def _calendar(name: str, timezone: str | None = None) -> icalendar.Calendar:
@@ -274,17 +273,6 @@ def _holiday_event(holiday: Holiday, location: Location) -> icalendar.Event:
     return event
 
 
-def _pages(lister: Callable[..., Page[_T]], *args: object, **kwargs: object) -> Iterator[_T]:
-    """Yield every record of a paged list, page by page."""
-    offset = 0
-    while True:
-        page = lister(*args, **kwargs, offset=offset, limit=100)
-        yield from page.data
-        offset += page.count
-        if not page.has_more:
-            return
-
-
 def export_resource(
     ws: Workspace,
     resource_id: str,
@@ -312,7 +300,7 @@ def export_resource(
     location = ws.locations.get(resource.location_id)
     calendar = _calendar(resource.name, location.timezone)
     names = _Names(ws)
-    for appointment in _pages(
+    for appointment in all_pages(
         ws.appointments.list, resource_id=resource.id, location_id=location.id
     ):
         if appointment.status is AppointmentStatus.RESCHEDULED:
@@ -320,8 +308,8 @@ def export_resource(
         if since is None or appointment.end > since:
             calendar.add_component(_appointment_event(ws, names, appointment))
     if include_windows:
-        blocks = _pages(ws.resources.list_blocks, resource.id)
-        allocations = _pages(ws.resources.list_allocations, resource.id)
+        blocks = all_pages(ws.resources.list_blocks, resource.id)
+        allocations = all_pages(ws.resources.list_allocations, resource.id)
         windows: list[tuple[str, Block | Allocation]] = [
             *(("block", block) for block in blocks),
             *(("allocation", allocation) for allocation in allocations),
