@@ -34,6 +34,7 @@ from slotwise.clock import IdGenerator as IdGenerator
 from slotwise.clock import SystemClock as SystemClock
 from slotwise.clock import UUIDIds as UUIDIds
 from slotwise.errors import AppointmentNotStarted as AppointmentNotStarted
+from slotwise.errors import CalendarUnreadable as CalendarUnreadable
 from slotwise.errors import CapacityExceeded as CapacityExceeded
 from slotwise.errors import ConflictError as ConflictError
 from slotwise.errors import CustomerLimitReached as CustomerLimitReached
@@ -356,6 +357,7 @@ __all__ = [
     "Transaction",
     # Errors
     "AppointmentNotStarted",
+    "CalendarUnreadable",
     "CapacityExceeded",
     "ConflictError",
     "CustomerLimitReached",

@@ -94,3 +94,23 @@ def test_webhook_api() -> None:
 
     assert company.booking_webhook_url is not None
     assert 30 == reminder.lead_minutes
+
+
+def test_calendar_api() -> None:
+    """An .ics busy-time provider plugs into the scheduler; its policy and failures are typed."""
+    from slotwise.ics import IcsBusyTime, Unreadable, export_resource
+
+    policy: Unreadable = "busy"
+    busy = IcsBusyTime({}, unreadable=policy)
+    provider: slotwise.BusyTimeProvider = busy
+    scheduler = Scheduler(
+        clock=ManualClock(datetime(2026, 1, 1, tzinfo=UTC)), busy_provider=provider
+    )
+    company = scheduler.create_company(name="Feed Co", timezone="UTC")
+    workspace = scheduler.for_company(company.id)
+    workspace.locations.create(name="Main")
+    resource = workspace.resources.create(name="Ana", reason="r")
+    busy.sources[resource.id] = export_resource(workspace, resource.id)
+    failures: dict[str, slotwise.CalendarUnreadable] = busy.failures
+
+    assert {} == failures

@@ -9,6 +9,7 @@ import pytest
 
 from slotwise import errors
 from slotwise.errors import (
+    CalendarUnreadable,
     CapacityExceeded,
     ConflictError,
     DuplicateRecord,
@@ -77,6 +78,13 @@ CASES: list[tuple[SlotwiseError, str, int, type[BaseException], tuple[str, ...]]
         400,
         ValueError,
         ("email", "an e-mail address", "'nobody'"),
+    ),
+    (
+        CalendarUnreadable(resource_id="r1", reason="ValueError: bad DTSTART"),
+        "CALENDAR-UNREADABLE",
+        502,
+        ValueError,
+        ("'r1'", "could not be read", "ValueError: bad DTSTART"),
     ),
     (
         InvalidTimeZone(field="timezone", value="Mars/Olympus"),

@@ -1,4 +1,4 @@
-"""iCalendar export and busy time from .ics (slotwise.ics, issue 14)."""
+"""iCalendar export and busy time from .ics (slotwise.ics, issues 14 and 22)."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ class TestExport:
         assert f"{booked.id}@slotwise" == str(before["uid"]) == str(after["uid"])
         assert (0, 1) == (before["sequence"], after["sequence"])
         assert _at(24, 11) == after.decoded("dtstart")
-        assert "Ann Lee" == str(after["summary"])
+        assert "Cut: Ann Lee" == str(after["summary"])
 
     def test_cancelled_appointments_are_cancelled_events(self):
         """A cancelled appointment is STATUS:CANCELLED, a hold TENTATIVE."""
@@ -149,13 +149,24 @@ class TestIcsBusyTime:
         assert datetime(2026, 11, 24, 15, tzinfo=UTC) in day
 
     def test_unreadable_data_names_the_resource(self):
-        """Data that is not iCalendar raises InvalidFormat naming the resource's calendar."""
+        """Data that is not iCalendar: with "raise", InvalidFormat naming the resource's calendar."""
         from slotwise import InvalidFormat
         from slotwise.model import Resource
         from slotwise.testing.samples import sample_resource
 
-        provider = IcsBusyTime({"r1": b"not a calendar"})
+        provider = IcsBusyTime({"r1": b"not a calendar"}, unreadable="raise")
         resource: Resource = sample_resource(id="r1", company_id="c", location_id="l")
 
-        with pytest.raises(InvalidFormat, match="calendar of r1"):
+        with pytest.raises(InvalidFormat, match="calendar of resource 'r1'"):
             provider.busy(resource, NOW, NOW + timedelta(days=1))
+
+    def test_unreadable_data_is_busy_by_default(self):
+        """By default an unreadable calendar makes its resource busy for the whole range."""
+        from slotwise.testing.samples import sample_resource
+
+        provider = IcsBusyTime({"r1": b"not a calendar"})
+        resource = sample_resource(id="r1", company_id="c", location_id="l")
+
+        assert [(NOW, NOW + timedelta(days=1))] == provider.busy(
+            resource, NOW, NOW + timedelta(days=1)
+        )

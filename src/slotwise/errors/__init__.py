@@ -15,6 +15,7 @@ the data and build the message, so a call site reads ``raise GroupSizeExceeded(r
     │   ├── OutOfRange                                   400  OUT-OF-RANGE
     │   ├── InvalidChoice                                400  INVALID-CHOICE
     │   ├── InvalidFormat                                400  INVALID-FORMAT
+    │   │   └── CalendarUnreadable                       502  CALENDAR-UNREADABLE
     │   ├── UnexpectedField                              400  UNEXPECTED-FIELD
     │   ├── InvalidTimeZone                              400  INVALID-TIMEZONE
     │   ├── InvalidTimeOfDay                             400  INVALID-TIME
@@ -73,6 +74,7 @@ from ._system import MissingDependency as MissingDependency
 from ._system import ProviderNotConfigured as ProviderNotConfigured
 from ._system import StoreError as StoreError
 from ._system import StoreUnavailable as StoreUnavailable
+from ._validation import CalendarUnreadable as CalendarUnreadable
 from ._validation import CapacityExceeded as CapacityExceeded
 from ._validation import FieldRequired as FieldRequired
 from ._validation import FieldTooLong as FieldTooLong
@@ -94,6 +96,7 @@ from ._validation import ValidationError as ValidationError
 
 __all__ = [
     "AppointmentNotStarted",
+    "CalendarUnreadable",
     "CapacityExceeded",
     "ConflictError",
     "CustomerLimitReached",

@@ -15,6 +15,7 @@ __all__ = [
     "OutOfRange",
     "InvalidChoice",
     "InvalidFormat",
+    "CalendarUnreadable",
     "UnexpectedField",
     "InvalidTimeZone",
     "InvalidTimeOfDay",
@@ -108,6 +109,32 @@ class InvalidFormat(ValidationError):
         super().__init__(f"{field} must be {expected}, got {_shown(value)}", field=field)
         self.value = value
         self.expected = expected
+
+
+class CalendarUnreadable(InvalidFormat):
+    """
+    A resource's external calendar (``.ics`` data) could not be read or expanded.
+
+    ``resource_id`` names the resource whose calendar failed and ``reason`` says what failed (the
+    underlying error, kept as ``__cause__``). An HTTP adapter answers 502: the calendar is the
+    host's upstream data, not the client's input.
+
+    .. versionadded:: 0.2
+    """
+
+    code = "CALENDAR-UNREADABLE"
+    http_status = 502
+
+    def __init__(self, *, resource_id: str, reason: str) -> None:
+        ValidationError.__init__(
+            self,
+            f"the calendar of resource {resource_id!r} could not be read: {_shown(reason)}",
+            field="calendar",
+        )
+        self.value = reason
+        self.expected = "iCalendar data (RFC 5545)"
+        self.resource_id = resource_id
+        self.reason = reason
 
 
 class UnexpectedField(ValidationError):
