@@ -166,3 +166,16 @@ def test_the_docs_extra_installs_what_the_api_page_imports():
     needed = {requirement for extra in IMPORTED_BY_THE_API_PAGE for requirement in extras[extra]}
 
     assert set() == needed - set(extras["docs"])
+
+
+def test_every_example_is_listed_in_the_readme_and_the_docs():
+    """Each examples/*.py is named in the README's list and in docs/examples.md's table."""
+    readme = (ROOT / "README.md").read_text().split("## Examples", 1)[1].split("\n## ", 1)[0]
+    table = (DOCS / "examples.md").read_text()
+    unlisted = [
+        path.name
+        for path in sorted((ROOT / "examples").glob("*.py"))
+        if f"`examples/{path.name}`" not in readme or f"| `{path.name}` |" not in table
+    ]
+
+    assert [] == unlisted, f"examples missing from README.md or docs/examples.md: {unlisted}"
