@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
 import importlib
+import json
 import pathlib
 import posixpath
 import re
@@ -101,26 +103,39 @@ IMPORTED_BY_THE_API_PAGE = ("sql", "http", "ics")
 
 
 @pytest.fixture(scope="module")
-def site(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> tuple[subprocess.CompletedProcess[str], pathlib.Path]:
-    """Build the documentation site once, as .ci/run and the README do (warnings are errors)."""
-    out = tmp_path_factory.mktemp("site")
-    result = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", DOCS, out],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    return result, out
+def site(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> tuple[int, str, pathlib.Path]:
+    """
+    Build the documentation site as .ci/run and the README do (warnings are errors).
+
+    Return the exit status, the messages and the output folder. The test processes of one run
+    (pytest-xdist) share one build: the first builds under a file lock, the others read it.
+    """
+    shared = tmp_path_factory.getbasetemp()
+    if worker_id != "master":
+        shared = shared.parent  # the run's folder, above each worker's own
+    out = shared / "docs-site"
+    with (shared / "docs-site.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or the process ends
+        outcome = shared / "docs-site.json"
+        if not outcome.exists():
+            command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]
+            result = subprocess.run(
+                [*command, str(DOCS), str(out)],
+                capture_output=True,
+                text=True,
+                timeout=600,
+                check=False,
+            )
+            outcome.write_text(json.dumps([result.returncode, result.stderr]))
+        returncode, messages = json.loads(outcome.read_text())
+    return returncode, messages, out
 
 
 def test_the_site_builds_without_a_warning(site):
     """sphinx-build -W succeeds: every page, every autodoc import, every cross-reference."""
-    result, _ = site
+    returncode, messages, _ = site
 
-    assert 0 == result.returncode, result.stderr
+    assert 0 == returncode, messages
 
 
 def _documented_modules() -> list[str]:
@@ -130,7 +145,7 @@ def _documented_modules() -> list[str]:
 
 def test_every_public_name_is_in_the_api_reference(site):
     """Each name of each documented module's __all__ is an object of the built API reference."""
-    _, out = site
+    _, _, out = site
     with (out / "objects.inv").open("rb") as stream:
         inventory = InventoryFile.load(stream, "", posixpath.join)
     documented = {
@@ -152,7 +167,7 @@ def test_every_public_name_is_in_the_api_reference(site):
 
 def test_the_footer_names_the_copyright_holder(site):
     """Every page's footer reads "Copyright © 2026, the slotwise developers"."""
-    _, out = site
+    _, _, out = site
     footer = re.search(r"Copyright &#169;([^<]*)<", (out / "index.html").read_text())
 
     assert footer is not None
