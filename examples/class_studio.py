@@ -1,10 +1,11 @@
 """
-A class studio: group classes with a capacity, held in allocations, and what to offer when one fills up.
+A class studio: group classes with a capacity, held in allocations, and what to offer when one is full.
 
 Harbor Yoga runs "Vinyasa Flow" (an event-type service) only in its allocations: Monday, Wednesday
 and Friday at 07:00 and 18:00, twelve places a class, groups of up to four friends on one booking.
-Monday morning fills up; the script shows the full class, refuses one more booking for it with the
-error a booking page would show, and offers the next class with room instead.
+Monday's classes fill up; the script prints the week's timetable with the places left (a full
+class is listed as full, from the unavailable times), refuses one more booking for the full class
+and books a group of four into the next class with room for them.
 
 Run it: ``pip install . && python examples/class_studio.py``
 """
@@ -29,7 +30,7 @@ MONDAY = date(2026, 11, 23)
 PLACES = 12
 
 
-def build() -> tuple[Workspace, str, str]:
+def build() -> tuple[Workspace, str]:
     """Create Harbor Yoga: one studio, one teacher, the class and its weekly allocations."""
     sunday_ten = datetime(2026, 11, 22, 18, tzinfo=UTC)  # 10:00 in Los Angeles
     scheduler = Scheduler(clock=ManualClock(sunday_ten), ids=SequentialIds())
@@ -63,7 +64,7 @@ def build() -> tuple[Workspace, str, str]:
             end_time=start_time + 100,
             repeat=RepeatRule(frequency="W", weekdays="135"),  # Mon, Wed, Fri
         )
-    return studio, flow.id, company.id
+    return studio, flow.id
 
 
 def book_group(studio: Workspace, flow_id: str, start: datetime, name: str, size: int) -> None:
@@ -92,19 +93,19 @@ def timetable(studio: Workspace, flow_id: str) -> dict[datetime, int]:
 
 def main() -> None:
     """Fill Monday's classes, print the timetable, refuse a full class, find the next with room."""
-    studio, flow_id, _ = build()
+    studio, flow_id = build()
     classes = list(timetable(studio, flow_id))
-    monday_seven, monday_six = classes[0], classes[1]
+    monday_seven, monday_evening = classes[0], classes[1]
     for name, size in (("Ana Ruiz", 4), ("Ben Okafor", 4), ("Chloe Park", 3), ("Dev Patel", 1)):
         book_group(studio, flow_id, monday_seven, name, size)
     for name, size in (("Femi Ade", 4), ("Grace Liu", 4), ("Hugo Blanc", 1)):
-        book_group(studio, flow_id, monday_six, name, size)
+        book_group(studio, flow_id, monday_evening, name, size)
 
     places = timetable(studio, flow_id)
     print(f"Vinyasa Flow, week of {MONDAY:%d %b}: {len(places)} classes of {PLACES} places")
     for start, left in places.items():
         print(f"  {start:%a %d %b %H:%M}  {f'{left} places left' if left else 'full'}")
-    assert (len(places), places[monday_seven], places[monday_six]) == (6, 0, 3)
+    assert (len(places), places[monday_seven], places[monday_evening]) == (6, 0, 3)
 
     try:
         book_group(studio, flow_id, monday_seven, "Eve Stone", 1)

@@ -80,9 +80,8 @@ def monday(clinic: Workspace, visit_id: str, clinicians: dict[str, tuple[str, st
         first, last = starts[0], starts[-1]
         own = ZoneInfo(zone)
         lines.append(
-            f"  {name:<15} {first:%H:%M}-{last:%H:%M} Boston"
+            f"  {name:<15} {len(starts)} starts, {first:%H:%M}-{last:%H:%M} Boston"
             f" = {first.astimezone(own):%H:%M}-{last.astimezone(own):%H:%M} {zone}"
-            f" ({len(starts)} starts)"
         )
     return "\n".join(lines)
 

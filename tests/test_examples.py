@@ -104,8 +104,8 @@ def test_clinic_shows_remote_clinicians_padding_and_reminders(capsys: pytest.Cap
     """The clinic's day in Boston and in Lisbon and Denver; padding; e-mail then SMS reminder."""
     text = _printed("clinic", capsys)
 
-    assert "Dr. Ana Silva   09:00-14:30 Boston = 14:00-19:30 Europe/Lisbon" in text
-    assert "Dr. Ben Carter  11:00-16:30 Boston = 09:00-14:30 America/Denver" in text
+    assert "Dr. Ana Silva   23 starts, 09:00-14:30 Boston = 14:00-19:30 Europe/Lisbon" in text
+    assert "Dr. Ben Carter  23 starts, 11:00-16:30 Boston = 09:00-14:30 America/Denver" in text
     assert "Dr. Ana Silva is next free at 10:45" in text  # 10:00 + 30 min + 10 min padding
     assert "Sun 10:00: email reminder sent" in text  # a day before
     assert "Mon 08:00: sms reminder sent" in text  # two hours before
