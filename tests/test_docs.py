@@ -194,3 +194,12 @@ def test_every_example_is_listed_in_the_readme_and_the_docs():
     ]
 
     assert [] == unlisted, f"examples missing from README.md or docs/examples.md: {unlisted}"
+
+
+def test_reexported_constants_carry_the_docstring_under_their_definition(site):
+    """A constant re-exported elsewhere shows its own docstring, not its class's (docs/conf.py)."""
+    _, _, out = site
+    page = re.sub(r"<[^>]+>", "", (out / "api.html").read_text())
+
+    assert "The end date of an open-ended repeat" in page  # slotwise.OPEN_END
+    assert "Every table a SQLStore creates" in page  # slotwise.storage.sql.metadata, not MetaData's
