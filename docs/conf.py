@@ -55,7 +55,18 @@ def _docstring_where_defined(
             return
 
 
+def _skip_contract_tests(
+    app: Sphinx, what: str, name: str, obj: object, skip: bool, options: Any
+) -> bool | None:
+    """Leave the store contract's test methods off the API page: the classes are its API."""
+    module = getattr(obj, "__module__", None) or ""
+    if what == "class" and name.startswith("test_") and module.startswith("slotwise.testing"):
+        return True
+    return None
+
+
 def setup(app: Sphinx) -> dict[str, bool]:
-    """Register the hook that gives re-exported constants their docstrings."""
+    """Register the hooks: re-exported constants' docstrings, no contract test methods."""
     app.connect("autodoc-process-docstring", _docstring_where_defined)
+    app.connect("autodoc-skip-member", _skip_contract_tests)
     return {"parallel_read_safe": True}

@@ -91,6 +91,7 @@ def test_every_endpoint_proof_exists():
 PUBLIC_MODULES = (
     "slotwise",
     "slotwise.testing",
+    "slotwise.testing.contract",
     "slotwise.storage.sql",
     "slotwise.http",
     "slotwise.webhooks",
