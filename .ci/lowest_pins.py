@@ -2,7 +2,7 @@
 
 Used by .ci/run: each ``name>=X`` (or ``name>=X,<Y``) of ``[project] dependencies`` and of the
 runtime extras becomes ``name==X``; an extra that names slotwise itself (``slotwise[sql]``) adds
-nothing, its extra is listed anyway. Tool extras (test, lint, docs) are not pinned: they are how
+nothing, its extra is listed anyway. Tool extras (test, lint, docs, examples) are not pinned: they are how
 the project is checked, not what users install with it.
 """
 
@@ -12,7 +12,7 @@ import re
 import sys
 import tomllib
 
-TOOL_EXTRAS = frozenset({"test", "lint", "docs"})
+TOOL_EXTRAS = frozenset({"test", "lint", "docs", "examples"})
 LOWER_BOUND = re.compile(r"^(?P<name>[A-Za-z0-9_.\-]+(?:\[[^\]]+\])?)\s*>=\s*(?P<version>[^,;\s]+)")
 
 

@@ -91,3 +91,83 @@ def test_notebook_tour_writes_its_files(tmp_path: pathlib.Path):
     assert (tmp_path / "week.png").read_bytes()[:4] == b"\x89PNG"
     assert b"BEGIN:VCALENDAR" in (tmp_path / "ana.ics").read_bytes()
     assert "<table class='sw-grid'>" in (tmp_path / "week.html").read_text()
+
+
+def _printed(name: str, capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """Run examples/<name>.py's main() in this process and return what it printed."""
+    module = runpy.run_path(str(ROOT / "examples" / f"{name}.py"))
+    module["main"](*args)
+    return capsys.readouterr().out
+
+
+def test_clinic_shows_remote_clinicians_padding_and_reminders(capsys: pytest.CaptureFixture[str]):
+    """The clinic's day in Boston and in Lisbon and Denver; padding; e-mail then SMS reminder."""
+    text = _printed("clinic", capsys)
+
+    assert "Dr. Ana Silva   23 starts, 09:00-14:30 Boston = 14:00-19:30 Europe/Lisbon" in text
+    assert "Dr. Ben Carter  23 starts, 11:00-16:30 Boston = 09:00-14:30 America/Denver" in text
+    assert "Dr. Ana Silva is next free at 10:45" in text  # 10:00 + 30 min + 10 min padding
+    assert "Sun 10:00: email reminder sent" in text  # a day before
+    assert "Mon 08:00: sms reminder sent" in text  # two hours before
+    assert text.rstrip().endswith("BookingConfirmation, EmailReminder, SmsReminder")
+
+
+def test_class_studio_shows_a_full_class_and_the_next_with_room(
+    capsys: pytest.CaptureFixture[str],
+):
+    """Monday 07:00 is full and refused; a group of four goes to the next class with room."""
+    text = _printed("class_studio", capsys)
+
+    assert "Vinyasa Flow, week of 23 Nov: 6 classes of 12 places" in text
+    assert "Mon 23 Nov 07:00  full" in text
+    assert "Mon 23 Nov 18:00  3 places left" in text
+    assert "Eve Stone on Mon 07:00: refused (SlotUnavailable)" in text
+    assert "booked the next class with room, Wed 25 Nov 07:00" in text
+
+
+def test_calendar_sync_reads_google_busy_time_and_publishes_a_feed(tmp_path: pathlib.Path):
+    """Google's export removes Ana's busy times; her feed holds the booking and her lunch."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "calendar_sync.py"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    icalendar = pytest.importorskip("icalendar")
+    feed = icalendar.Calendar.from_ical((tmp_path / "ana-feed.ics").read_bytes())
+
+    assert "Thu 26 Nov  none (busy)" in result.stdout
+    assert "Mon 23 Nov  09:30-16:00" in result.stdout  # the 09:00 huddle
+    assert "Wed 25 Nov  09:00-16:00" in result.stdout  # the huddle skipped that day
+    assert b"PRODID:-//Google Inc//Google Calendar" in (tmp_path / "google-export.ics").read_bytes()
+    assert ["Lena Fischer", "Lunch"] == [str(event["summary"]) for event in feed.walk("VEVENT")]
+
+
+def test_custom_api_answers_through_fastapi():
+    """The FastAPI app lists, books, refuses a taken slot (409) and a bad e-mail (400), cancels."""
+    testclient = pytest.importorskip("fastapi.testclient")
+    module = runpy.run_path(str(ROOT / "examples" / "custom_api.py"))
+    client = testclient.TestClient(module["create_app"](module["demo_workspace"]()))
+    [massage] = client.get("/services").json()
+    free = client.get(f"/services/{massage['id']}/free", params={"day": "2026-11-24"}).json()
+    form = {"service_id": massage["id"], "start": free[0]["start"], "name": "Ann Lee"}
+
+    first = client.post("/bookings", json={**form, "email": "ann@example.com"})
+    second = client.post("/bookings", json={**form, "email": "bo@example.com"})
+    third = client.post("/bookings", json={**form, "email": "cy@example.com"})
+    bad = client.post("/bookings", json={**form, "email": "not an e-mail"})
+    cancelled = client.delete(f"/bookings/{first.json()['id']}")
+    unknown = client.delete("/bookings/no-such-booking")
+
+    assert {"id": massage["id"], "name": "Massage", "minutes": 60} == massage
+    assert ("2026-11-24T09:00:00-05:00", "Ana") == (free[0]["start"], free[0]["staff"])
+    assert (201, "2026-11-24T09:00:00-05:00") == (first.status_code, first.json()["start"])
+    assert (201, 409, "SLOT-UNAVAILABLE") == (
+        second.status_code,
+        third.status_code,
+        third.json()["code"],
+    )
+    assert (400, "email") == (bad.status_code, bad.json()["field"])
+    assert (200, "CN") == (cancelled.status_code, cancelled.json()["status"])
+    assert (404, "NOT-FOUND") == (unknown.status_code, unknown.json()["code"])

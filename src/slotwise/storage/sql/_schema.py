@@ -153,6 +153,7 @@ def _sequence_column() -> Column[int]:
 
 
 metadata = MetaData()
+"""Every table a ``SQLStore`` creates, for a host's own migrations (``metadata.create_all(engine)``)."""
 
 
 def _record_table(
