@@ -208,7 +208,7 @@ def main(folder: pathlib.Path) -> None:
         print(f"  {start:%a %d %b %H:%M}  {event['summary']}{repeat}")
     assert len(booked) == 1
     assert str(booked[0]["uid"]).endswith("@slotwise")  # stable across reschedules
-    assert [str(event["summary"]) for event in events] == ["Lena Fischer", "Lunch"]
+    assert [str(event["summary"]) for event in events] == ["Haircut: Lena Fischer", "Lunch"]
 
 
 if __name__ == "__main__":

@@ -141,7 +141,9 @@ def test_calendar_sync_reads_google_busy_time_and_publishes_a_feed(tmp_path: pat
     assert "Mon 23 Nov  09:30-16:00" in result.stdout  # the 09:00 huddle
     assert "Wed 25 Nov  09:00-16:00" in result.stdout  # the huddle skipped that day
     assert b"PRODID:-//Google Inc//Google Calendar" in (tmp_path / "google-export.ics").read_bytes()
-    assert ["Lena Fischer", "Lunch"] == [str(event["summary"]) for event in feed.walk("VEVENT")]
+    assert ["Haircut: Lena Fischer", "Lunch"] == [
+        str(event["summary"]) for event in feed.walk("VEVENT")
+    ]
 
 
 def test_custom_api_answers_through_fastapi():
