@@ -19,7 +19,7 @@ on its own: :class:`RecordContract` (round trips, write errors, ``find``), :clas
 read ``page``: filters, order, paging),
 :class:`WindowContract` (blocks and allocations), :class:`AppointmentRangeContract`,
 :class:`LookupContract` (keys, customers, holds), :class:`FeedContract` (outbox, reminders,
-audit), :class:`DeliveryContract` (claiming events for delivery), :class:`UnitOfWorkContract`, :class:`ConcurrencyContract`, :class:`ConfigurationContract` (the
+audit), :class:`LocatedFeedContract` (the feeds by location), :class:`DeliveryContract` (claiming events for delivery), :class:`UnitOfWorkContract`, :class:`ConcurrencyContract`, :class:`ConfigurationContract` (the
 configuration version and cache) and
 :class:`RefusalContract` (invalid input never reaches a store).
 """
@@ -31,7 +31,7 @@ from .appointments import AppointmentRangeContract
 from .concurrency import ConcurrencyContract
 from .configuration import ConfigurationContract
 from .deliveries import DeliveryContract
-from .feeds import FeedContract
+from .feeds import FeedContract, LocatedFeedContract
 from .lists import ListContract
 from .lookups import LookupContract
 from .records import RecordContract
@@ -47,6 +47,7 @@ __all__ = [
     "DeliveryContract",
     "FeedContract",
     "ListContract",
+    "LocatedFeedContract",
     "LookupContract",
     "RecordContract",
     "RefusalContract",
@@ -63,6 +64,7 @@ class StoreContract(
     AppointmentRangeContract,
     LookupContract,
     FeedContract,
+    LocatedFeedContract,
     DeliveryContract,
     UnitOfWorkContract,
     ConcurrencyContract,

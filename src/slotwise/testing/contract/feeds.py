@@ -230,6 +230,10 @@ class FeedContract(ContractBase):
         assert expected_before == before, _shows(expected_before, before)
         assert ([], ["aud-z", "aud-a"], []) == after, _shows(([], ["aud-z", "aud-a"], []), after)
 
+
+class LocatedFeedContract(ContractBase):
+    """The feeds filtered by location: events and reminders of some locations only (decision 37)."""
+
     def test_undelivered_events_by_location(self) -> None:
         """location_ids keeps those locations' events (never company-wide ones) before the limit."""
 

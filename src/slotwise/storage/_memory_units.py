@@ -1,0 +1,308 @@
+"""
+``MemoryStore``'s readers and units of work: the protocol's reads over ``MemoryTables``, and its writes with their undo journal.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Collection
+from datetime import date, datetime
+from typing import Any, cast
+
+import attrs
+
+from slotwise.errors import DuplicateRecord, NotFound
+from slotwise.model import (
+    Allocation,
+    ApiToken,
+    Appointment,
+    AuditEntry,
+    Block,
+    Customer,
+    OutboxEvent,
+    QueuedReminder,
+    Record,
+)
+from slotwise.storage.listing import Listed, ListQuery, check_query
+from slotwise.storage.protocol import R
+
+from ._memory_tables import (
+    _NO_PADDING,
+    MemoryTables,
+    _check_limit,
+    _query_keys,
+    _Window,
+)
+
+__all__ = ["MemoryReader", "MemoryTransaction"]
+
+
+class MemoryReader:
+    def __init__(self, store: MemoryTables) -> None:
+        self._store = store
+
+    def get(self, kind: type[R], record_id: str, /) -> R | None:
+        return cast("R | None", self._store._table(kind).get(record_id))
+
+    def find(
+        self, kind: type[R], /, *, company_id: str | None, location_id: str | None = None
+    ) -> list[R]:
+        store = self._store
+        table = store._table(kind)
+        if company_id is None:
+            records: list[Any] = list(table.values())
+            if location_id is not None:
+                records = [record for record in records if record.location_id == location_id]
+            return records
+        if location_id is None:
+            entries = store._listed(kind, company_id, None, None)
+        else:
+            entries = store._listed(kind, company_id, "location_id", location_id)
+        return [table[record_id] for _, record_id in entries]
+
+    def page(self, kind: type[R], query: ListQuery, /) -> Listed[R]:
+        store = self._store
+        table = store._table(kind)
+        check_query(kind, query)
+        keys, exact = _query_keys(kind, query)
+        # The shortest index holding every match bounds the work; the others are checked.
+        entries = min(
+            (store._listed(kind, query.company_id, name, value) for name, value in keys), key=len
+        )
+        if query.starting is not None and kind is Appointment and query.location_id is not None:
+            # Appointments of a date range: the location's start index bounds the work by the
+            # appointments in the range, whatever the history (decision 48).
+            in_range = store._starting_at(query.location_id, *query.starting)
+            if len(in_range) < len(entries):
+                entries = in_range
+        first, last = query.offset, query.offset + query.limit
+        if exact:
+            size = len(entries)
+            if query.newest_first:
+                window = entries[max(size - last, 0) : max(size - first, 0)][::-1]
+            else:
+                window = entries[first:last]
+            return Listed([table[record_id] for _, record_id in window], size)
+        found: list[Any] = []
+        total = 0
+        for _, record_id in reversed(entries) if query.newest_first else entries:
+            record = table[record_id]
+            if query.matches(record):
+                if first <= total < last:
+                    found.append(record)
+                total += 1
+        return Listed(found, total)
+
+    def blocks_touching(
+        self, *, target_ids: Collection[str], first: date, last: date
+    ) -> list[Block]:
+        return cast(list[Block], self._windows_touching(Block, target_ids, first, last))
+
+    def allocations_touching(
+        self, *, target_ids: Collection[str], first: date, last: date
+    ) -> list[Allocation]:
+        return cast(list[Allocation], self._windows_touching(Allocation, target_ids, first, last))
+
+    def _windows_touching(
+        self, kind: type[Any], target_ids: Collection[str], first: date, last: date
+    ) -> list[_Window]:
+        store = self._store
+        table = store._table(kind)
+        found: list[tuple[int, _Window]] = []
+        for target_id in set(target_ids):
+            for record_id, sequence in store._children.get((kind, target_id), {}).items():
+                record: _Window = table[record_id]
+                if record.start_date <= last and record.end_date >= first:
+                    found.append((sequence, record))
+        found.sort(key=lambda item: item[0])
+        return [record for _, record in found]
+
+    def appointments_overlapping(
+        self,
+        *,
+        location_id: str,
+        resource_ids: Collection[str] | None,
+        start: datetime,
+        end: datetime,
+    ) -> list[Appointment]:
+        store = self._store
+        table = store._table(Appointment)
+        if resource_ids is None:
+            sources = [
+                (
+                    store._by_location.get(location_id, []),
+                    store._longest_at_location.get(location_id),
+                )
+            ]
+        else:
+            sources = [
+                (store._by_resource.get(resource_id, []), store._longest.get(resource_id))
+                for resource_id in set(resource_ids)
+            ]
+        # id -> its (start, id) index entry: each appointment once, however many of the
+        # resources it takes; sorting the entries themselves orders by (start, id).
+        seen: dict[str, tuple[datetime, str]] = {}
+        for entries, longest in sources:
+            if not entries or longest is None:
+                continue
+            low = bisect.bisect_left(entries, (start - longest, ""))
+            middle = bisect.bisect_left(entries, (start, ""), low)
+            high = bisect.bisect_left(entries, (end, ""), middle)
+            # Starting before the range: overlaps only when it ends inside it.
+            for entry in entries[low:middle]:
+                appointment: Appointment = table[entry[1]]
+                if appointment.end > start and appointment.location_id == location_id:
+                    seen[entry[1]] = entry
+            # Starting inside the range: overlaps (its end is after its start).
+            for entry in entries[middle:high]:
+                if table[entry[1]].location_id == location_id:
+                    seen[entry[1]] = entry
+        # One index is already in (start, id) order, and a dict keeps insertion order.
+        keys = list(seen.values()) if len(sources) == 1 else sorted(seen.values())
+        return [table[record_id] for _, record_id in keys]
+
+    def appointments_occupying(
+        self,
+        *,
+        company_id: str,
+        location_id: str,
+        resource_ids: Collection[str],
+        start: datetime,
+        end: datetime,
+    ) -> list[Appointment]:
+        # The capability slotwise.storage.batched.appointments_occupying uses: the company's
+        # padding bound, not a whole day, is how far before *start* an occupied time can end.
+        bound = self._store._padding_bound.get(company_id, _NO_PADDING)
+        return self.appointments_overlapping(
+            location_id=location_id, resource_ids=resource_ids, start=start - bound, end=end
+        )
+
+    def configuration_version(self, company_id: str) -> int:
+        """The configuration version of *company_id* (0 before its first configuration write)."""
+        return self._store._configuration_versions.get(company_id, 0)
+
+    def appointment_by_idempotency_key(self, company_id: str, key: str) -> Appointment | None:
+        store = self._store
+        record_id = store._idempotency.get((company_id, key))
+        return None if record_id is None else store._table(Appointment)[record_id]
+
+    def customer_by_email(self, company_id: str, email: str) -> Customer | None:
+        store = self._store
+        found = store._emails.get((company_id, email.strip().casefold()))
+        if not found:
+            return None
+        first = min(found.items(), key=lambda item: item[1])[0]
+        return cast(Customer, store._table(Customer)[first])
+
+    def token_by_hash(self, token_hash: str) -> ApiToken | None:
+        store = self._store
+        token_id = store._tokens.get(token_hash)
+        return None if token_id is None else cast(ApiToken, store._table(ApiToken)[token_id])
+
+    def appointments_of_customer(self, customer_id: str) -> list[Appointment]:
+        return self._store._children_of(Appointment, customer_id)
+
+    def expired_holds(
+        self,
+        *,
+        company_id: str | None,
+        location_ids: Collection[str] | None = None,
+        now: datetime,
+        limit: int,
+    ) -> list[Appointment]:
+        _check_limit(limit)
+        table = self._store._table(Appointment)
+        keys = self._store._holds.first(company_id, location_ids, limit, upto=now)
+        return [table[record_id] for _, record_id in keys]
+
+    def undelivered_events(
+        self,
+        *,
+        company_id: str | None,
+        location_ids: Collection[str] | None = None,
+        limit: int,
+    ) -> list[OutboxEvent]:
+        _check_limit(limit)
+        table = self._store._table(OutboxEvent)
+        keys = self._store._undelivered.first(company_id, location_ids, limit)
+        return [table[record_id] for _, record_id in keys]
+
+    def reminders_due(
+        self,
+        *,
+        company_id: str | None,
+        location_ids: Collection[str] | None = None,
+        before: datetime,
+        limit: int,
+    ) -> list[QueuedReminder]:
+        _check_limit(limit)
+        table = self._store._table(QueuedReminder)
+        keys = self._store._unsent.first(company_id, location_ids, limit, upto=before)
+        return [table[record_id] for _, record_id in keys]
+
+    def reminders_of(self, appointment_id: str) -> list[QueuedReminder]:
+        return self._store._children_of(QueuedReminder, appointment_id)
+
+    def audit_of(self, appointment_id: str) -> list[AuditEntry]:
+        return self._store._children_of(AuditEntry, appointment_id)
+
+
+class MemoryTransaction(MemoryReader):
+    def __init__(self, store: MemoryTables) -> None:
+        super().__init__(store)
+        self._undo: list[Callable[[], None]] = []
+
+    def insert(self, record: Record, /) -> None:
+        store = self._store
+        if record.id in store._table(type(record)):
+            raise DuplicateRecord(kind=type(record).__name__, field="id", value=record.id)
+        store._put(record)
+        self._undo.append(lambda: _forget(store, record))
+
+    def update(self, record: Record, /) -> None:
+        store = self._store
+        old = store._table(type(record)).get(record.id)
+        if old is None:
+            raise NotFound(kind=type(record).__name__, record_id=record.id)
+        store._put(record)
+        self._undo.append(lambda: store._put(old))
+
+    def delete(self, kind: type[Record], record_id: str, /) -> None:
+        store = self._store
+        if record_id not in store._table(kind):
+            raise NotFound(kind=kind.__name__, record_id=record_id)
+        record, sequence = store._remove(kind, record_id)
+        self._undo.append(lambda: store._restore(record, sequence))
+
+    def next_sequence(self) -> int:
+        return next(self._store._event_sequence)
+
+    def claim_deliveries(
+        self, *, owner: str, now: datetime, lease_until: datetime, limit: int
+    ) -> list[OutboxEvent]:
+        _check_limit(limit)
+        store = self._store
+        events = store._table(OutboxEvent)
+        claimed: list[OutboxEvent] = []
+        position = 0
+        # Leasing keeps an event's due time, so its entry keeps its place while we walk.
+        while position < len(store._due) and len(claimed) < limit:
+            due, _, event_id = store._due[position]
+            if due > now:
+                break
+            position += 1
+            event = events[event_id]
+            if event.lease_until is not None and event.lease_until > now:
+                continue
+            leased = attrs.evolve(event, lease_owner=owner, lease_until=lease_until)
+            self.update(leased)
+            claimed.append(leased)
+        return claimed
+
+    def rollback(self) -> None:
+        while self._undo:
+            self._undo.pop()()
+
+
+def _forget(store: MemoryTables, record: Record) -> None:
+    store._remove(type(record), record.id)
