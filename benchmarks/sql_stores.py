@@ -55,6 +55,14 @@ Figures, one JSON line each:
                   ``ratio`` is the last size's time over the first's (issue target: at most
                   1.2). Checked: the slot count never changes.
 
+``week``          ``{"figure": "week", "store", "slots", "cached_ms", "uncached_ms", "runs"}``. The
+                  request an app serves most: one week of one 30-minute service at a location with
+                  three resources and 36 booked appointments, through ``availability.times``;
+                  best of K with the configuration cache (decision 49, the default) and with
+                  ``Scheduler(cache_configuration=False)``, the two interleaved. Compare each
+                  store's ``cached_ms`` with the memory store's (issue target: at most 1.3x).
+                  Checked: both answers hold the same slots.
+
 Exits with status 1 if a check fails or a run cannot complete (a booking refused, a server
 unreachable).
 """
@@ -102,7 +110,7 @@ MARIADB_URL = os.environ.get(
     "SLOTWISE_TEST_MARIADB_URL", "mysql+pymysql://root@127.0.0.1:3306/test"
 )
 STORES = ("memory", "sqlite", "postgresql", "mariadb")
-FIGURES = ("bookings", "statements", "availability", "history")
+FIGURES = ("bookings", "statements", "availability", "history", "week")
 
 NOW = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 FIRST_SLOT = datetime(2026, 1, 6, 5, 0, tzinfo=UTC)  # Tuesday 00:00 in New York
@@ -520,6 +528,62 @@ def run_history(
     }
 
 
+WEEK_START = datetime(2026, 1, 6, tzinfo=UTC).date()
+
+
+def run_week(kind: str, repeat: int) -> dict[str, Any]:
+    """Time one week of one service on a fresh *kind* store, configuration cached and not."""
+    with fresh_target(kind) as target, opened(target) as store:
+        setup = Scheduler(store, clock=ManualClock(NOW), ids=SequentialIds("week-"))
+        company = setup.create_company(name="Week Spa", timezone="America/New_York")
+        ws = setup.for_company(company.id)
+        ws.locations.create(name="Downtown")
+        service = ws.services.create(name="Cut", duration=30, booking_interval=30, reason="b")
+        resources = [
+            ws.resources.create(name=f"R{n}", reason="b", linked_service_ids=[service.id]).id
+            for n in range(3)
+        ]
+        for day in range(4):  # Tuesday to Friday, 09:00-14:00 in New York: 30 bookings
+            for hour in range(6):
+                start = datetime(2026, 1, 6 + day, 14 + hour, tzinfo=UTC)
+                for resource_id in resources[: 1 + (day + hour) % 2]:
+                    ws.appointments.create(
+                        service.id,
+                        start,
+                        start + SLOT,
+                        resource_id=resource_id,
+                        complete_booking="BK",
+                        name="Guest",
+                        email="guest@example.com",
+                    )
+        last = WEEK_START + timedelta(days=6)
+        timings: dict[bool, list[float]] = {True: [], False: []}
+        answers: dict[bool, int] = {}
+        for cached in (True, False):
+            scheduler = Scheduler(store, clock=ManualClock(NOW), cache_configuration=cached)
+            workspace = scheduler.for_company(company.id)
+            answer = workspace.availability.times(service.id, WEEK_START, last)
+            answers[cached] = len(answer.available_times)
+        for _ in range(repeat):
+            for cached in (True, False):
+                scheduler = Scheduler(store, clock=ManualClock(NOW), cache_configuration=cached)
+                workspace = scheduler.for_company(company.id)
+                workspace.availability.times(service.id, WEEK_START, last)  # warm
+                began = time.perf_counter()
+                workspace.availability.times(service.id, WEEK_START, last)
+                timings[cached].append((time.perf_counter() - began) * 1000)
+    if answers[True] != answers[False]:
+        raise BenchmarkFailed(f"{kind}: {answers[True]} slots cached, {answers[False]} not")
+    return {
+        "figure": "week",
+        "store": kind,
+        "slots": answers[True],
+        "cached_ms": round(min(timings[True]), 3),
+        "uncached_ms": round(min(timings[False]), 3),
+        "runs": repeat,
+    }
+
+
 def load_scenario(path: Path | None) -> dict[str, Any]:
     """Read the scenario file *path*, or generate ``scenario.py``'s default scenario."""
     if path is None:
@@ -535,7 +599,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the figures on the stores and print one JSON line each; return the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1] if __doc__ else None)
     parser.add_argument("--stores", nargs="+", choices=STORES, default=list(STORES))
-    parser.add_argument("--figures", nargs="+", choices=FIGURES, default=list(FIGURES))
+    parser.add_argument(
+        "--figures",
+        nargs="+",
+        choices=FIGURES,
+        default=[figure for figure in FIGURES if figure != "week"],
+        help="default: every figure but week",
+    )
     parser.add_argument("--bookings", type=int, default=2_000, help="bookings per run")
     parser.add_argument(
         "--processes", type=int, nargs="+", default=[1, 8], help="booking process counts"
@@ -570,6 +640,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             for kind in args.stores:
                 if kind != "memory":
                     _emit(run_statements(kind))
+        if "week" in args.figures:
+            for kind in args.stores:
+                _emit(run_week(kind, args.repeat))
         if {"availability", "history"} & set(args.figures):
             scenario = load_scenario(args.scenario)
             expected = reference_slots(scenario)

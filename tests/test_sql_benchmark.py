@@ -172,6 +172,25 @@ class TestSQLStoresBenchmark:
         _check(reports, [store])
         assert [] == _left_over(server, pid)
 
+    def test_week_compares_cached_and_uncached_configuration(
+        self, sql_stores: ModuleType, capsys: pytest.CaptureFixture[str]
+    ):
+        """--figures week prints, per store, the same slots with and without the configuration cache."""
+        status = sql_stores.main(
+            ["--stores", "memory", "sqlite", "--figures", "week", "--repeat", "2"]
+        )
+        reports = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+        assert 0 == status
+        assert ["memory", "sqlite"] == [report["store"] for report in reports]
+        assert {64} == {report["slots"] for report in reports}
+        for report in reports:
+            assert ["cached_ms", "figure", "runs", "slots", "store", "uncached_ms"] == sorted(
+                report
+            )
+            assert report["cached_ms"] > 0
+            assert report["uncached_ms"] > 0
+
     def test_a_failed_booking_exits_with_status_one(
         self,
         sql_stores: ModuleType,

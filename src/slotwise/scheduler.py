@@ -64,6 +64,10 @@ class Scheduler:
             to ``http`` and loopback receivers (``http://127.0.0.1:8080/hook``). Off, a URL must
             be ``https``; private, link-local, multicast and reserved addresses are refused
             either way. ``slotwise serve --allow-local-webhooks`` turns it on.
+        cache_configuration: keep each company's configuration between availability reads,
+            read again only when the store's configuration version changed (decision 49; the
+            default). Turn it off when something other than slotwise writes configuration
+            records to the store (the version would not change).
 
     Platform-level calls (:meth:`create_company`, :meth:`companies_of_user` and the API tokens of
     :attr:`tokens`) need no principal; everything else runs in a :class:`Workspace` from
@@ -84,6 +88,7 @@ class Scheduler:
         token_source: TokenSource | None = None,
         meeting_links: MeetingLinkProvider | None = None,
         allow_local_webhooks: bool = False,
+        cache_configuration: bool = True,
     ) -> None:
         if (
             not isinstance(max_query_days, int)
@@ -114,7 +119,13 @@ class Scheduler:
         self.meeting_links: MeetingLinkProvider = (
             meeting_links if meeting_links is not None else NoMeetingLinks()
         )
-        self.configuration_cache = ConfigurationCache()
+        if not isinstance(cache_configuration, bool):
+            raise InvalidFormat(
+                field="cache_configuration", expected="true or false", value=cache_configuration
+            )
+        self.configuration_cache: ConfigurationCache | None = (
+            ConfigurationCache() if cache_configuration else None
+        )
         """
         This scheduler's copy of each company's configuration, checked against the store's
         configuration version on every availability read (decision 49).

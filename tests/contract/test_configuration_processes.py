@@ -89,9 +89,11 @@ def test_a_change_in_another_process_is_served_on_the_next_request(store: SQLSto
         day = ws.availability.times(service.id, DAY, DAY)
         return [slot.start.hour * 100 + slot.start.minute for slot in day.available_times]
 
+    cache = scheduler.configuration_cache
+    assert cache is not None
     opening = starts()
     starts()  # a second request at the same version reads no configuration
-    loads_before = scheduler.configuration_cache.loads
+    loads_before = cache.loads
     block_id = _other_process(store, company.id, ana.id, "block")
     blocked = starts()
     _other_process(store, company.id, ana.id, "unblock", block_id)
@@ -100,4 +102,4 @@ def test_a_change_in_another_process_is_served_on_the_next_request(store: SQLSto
     assert {1000, 1100} <= set(opening)
     assert [t for t in opening if not 900 < t < 1200] == blocked
     assert opening == reopened
-    assert loads_before + 2 == scheduler.configuration_cache.loads
+    assert loads_before + 2 == cache.loads
