@@ -4,6 +4,7 @@ Lists and their pagination envelope (spec: Pagination envelope; decision 31).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
@@ -154,11 +155,14 @@ class AllPages(Generic[T]):
     .. versionadded:: 0.1
     """
 
-    def iter(self, /, *args: Any, **filters: Any) -> Iterator[T]:
+    @property
+    def iter(self) -> Callable[..., Iterator[T]]:
         """
-        Return every record ``list(*args, **filters)`` lists, its pages read lazily (decision 48).
+        ``iter(*args, **filters)``: every record ``list(*args, **filters)`` lists, its pages read
+        lazily (decision 48): ``for appointment in ws.appointments.iter(status="BK"): ...``.
 
-        ``for appointment in ws.appointments.iter(status="BK"): ...``. See :func:`all_pages`.
+        A callable, not an operation of its own: each page is read by ``list``, behind its
+        boundary (see :func:`all_pages`).
         """
         list_page: Callable[..., Page[T]] = getattr(self, "list")  # noqa: B009 (the subclass's)
-        return all_pages(list_page, *args, **filters)
+        return functools.partial(all_pages, list_page)
