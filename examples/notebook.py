@@ -131,7 +131,9 @@ figure
 # her 10:00 booking.
 
 # %%
-why = ws.availability.explain(assessment.id, datetime(2026, 11, 24, 14, tzinfo=UTC), resource_id=ana.id)
+why = ws.availability.explain(
+    assessment.id, datetime(2026, 11, 24, 14, tzinfo=UTC), resource_id=ana.id
+)
 print(why)
 for line in why.summary:
     print(line)

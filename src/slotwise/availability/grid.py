@@ -152,7 +152,7 @@ def _times_table(
             return "<td></td>"
         if not names:
             return f"<td class='sw-free'>{html.escape(' '.join(found))}</td>"
-        lines = (f"{time} {', '.join(who)}" for time, who in found.items())
+        lines = (f"{time} {', '.join(sorted(who))}" for time, who in found.items())
         return f"<td class='sw-free'>{'<br>'.join(html.escape(line) for line in lines)}</td>"
 
     return _table(dates, hours, cell, caption)
