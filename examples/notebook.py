@@ -17,8 +17,16 @@ import os
 import pathlib
 from datetime import UTC, date, datetime, timedelta
 
-from slotwise import BusinessHours, DayHours, DayWindow, Holiday, RepeatRule, RoundRobin, Scheduler
-from slotwise import WeeklyHours
+from slotwise import (
+    BusinessHours,
+    DayHours,
+    DayWindow,
+    Holiday,
+    RepeatRule,
+    RoundRobin,
+    Scheduler,
+    WeeklyHours,
+)
 from slotwise.plot import availability
 from slotwise.testing import ManualClock
 

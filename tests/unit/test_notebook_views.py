@@ -214,7 +214,7 @@ class TestFrames:
 
     def test_names_beside_ids(self, clinic):
         """resource_name next to resource_id in slots and stretches; entity_name too."""
-        _, service, people, _ = clinic
+        _, _, people, _ = clinic
         slots = _week(clinic).to_pandas()
         gone = _gone(clinic, SATURDAY, SATURDAY).to_pandas()
         ana = slots[slots["resource_id"] == people["Ana"].id]
