@@ -189,4 +189,5 @@ class TestPlot:
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert path.stat().st_size > 10_000
         assert "Lunch" in labels
-        assert 7 == len(figure.axes[0].get_yticklabels())
+        assert 5 == len(figure.axes[0].get_yticklabels())  # the weekend is closed all day
+        assert "closed all day: Sat 28 Nov, Sun 29 Nov" in figure.axes[0].get_xlabel()
