@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import enum
 import html
+import re
 import types
 import typing
 from collections.abc import Iterable, Mapping
@@ -296,7 +297,8 @@ def polars_frame_of(
         import polars
     except ImportError:
         raise MissingDependency(feature="to_polars()", extra="polars") from None
-    zones = _datetime_zones(rows)
+    zones = {column: _polars_zone(name) for column, name in _datetime_zones(rows).items()}
+    zone = _polars_zone(zone)
     if schema:
         dtypes = {
             column: _polars_dtype(polars, kind, zones.get(column, zone))
@@ -316,6 +318,21 @@ def polars_frame_of(
     wanted = [c for c in codes if c in frame.columns]
     casts += [polars.col(c).cast(polars.Categorical) for c in wanted]
     return frame.with_columns(casts) if casts else frame
+
+
+def _polars_zone(name: str) -> str:
+    """
+    Return a zone polars accepts for *name*: ``UTC-05:00`` (a query's ``tz_offset``) becomes
+    ``Etc/GMT+5`` (POSIX signs); an offset of part of an hour, which polars cannot hold, is kept
+    as ``UTC`` (the instants stay right, the wall times are UTC's).
+    """
+    match = re.fullmatch(r"UTC([+-])(\d\d):(\d\d)", name)
+    if match is None:
+        return name
+    sign, hours, minutes = match.groups()
+    if minutes != "00":
+        return "UTC"
+    return f"Etc/GMT{'-' if sign == '+' else '+'}{int(hours)}"
 
 
 def _polars_dtype(polars: Any, kind: Kind, zone: str) -> Any:

@@ -244,6 +244,17 @@ class TestFrames:
         assert polars.Date == frame.schema["date"]
         assert polars.String == frame.schema["resource_name"]
 
+    def test_polars_with_a_requested_offset(self, clinic):
+        """tz_offset -300: polars holds the offset as Etc/GMT+5, full or empty, wall times kept."""
+        ws, service, _, _ = clinic
+        full = _week(clinic, tz_offset=-300).to_polars()
+        empty = ws.availability.times(
+            service.id, THANKSGIVING, THANKSGIVING, tz_offset=-300
+        ).to_polars()
+
+        assert polars.Datetime("us", "Etc/GMT+5") == full.schema["start"] == empty.schema["start"]
+        assert 9 == full["start"][0].hour
+
     def test_empty_explanation_reasons(self, clinic):
         """An offered time has no reasons: its frame still has the stretch columns."""
         ws, service, people, _ = clinic

@@ -48,18 +48,23 @@ def is_active(appointment: Appointment, now: datetime) -> bool:
 
 
 def _all_holds(calc: _Labels, res: _Resource) -> list[Hold]:
+    """Return R's active appointments, by start (every candidate's worked out in one pass)."""
     cache = calc.holds_cache
-    found = cache.get(res.id)
-    if found is None:
-        found = []
+    if not cache:
+        cache.update({candidate.id: [] for candidate in calc.candidates})
         for appointment in calc.snapshot.appointments:
-            if res.id not in appointment.resource_ids or not is_active(appointment, calc.now):
+            holders = [
+                cache[rid] for rid in dict.fromkeys(appointment.resource_ids) if rid in cache
+            ]
+            if not holders or not is_active(appointment, calc.now):
                 continue
             start, end = _floor_minute(appointment.start), _ceil_minute(appointment.end)
-            found.append(Hold(appointment.id, start, end, end + calc._padding_of(appointment)))
-        found.sort(key=lambda hold: (hold.start, hold.id))
-        cache[res.id] = found
-    return found
+            hold = Hold(appointment.id, start, end, end + calc._padding_of(appointment))
+            for found in holders:
+                found.append(hold)
+        for found in cache.values():
+            found.sort(key=lambda hold: (hold.start, hold.id))
+    return cache.get(res.id, [])
 
 
 def holds(calc: _Labels, res: _Resource, low: int, high: int) -> list[Hold]:
