@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+from html.parser import HTMLParser
 from typing import Any
 
 import slotwise
@@ -92,3 +93,44 @@ def printed(notebook: Any, marker: str) -> str:
     return "".join(
         o.get("text", "") for o in outputs(notebook, marker) if o.get("name") == "stdout"
     )
+
+
+class GridCells(HTMLParser):
+    """Table captions and cells (class, title, text; ``<br>`` as a newline)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.captions: list[str] = []
+        self.cells: list[list[str]] = []
+        self._in: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        """Open a caption or a cell."""
+        found = dict(attrs)
+        if tag == "caption":
+            self._in = "caption"
+            self.captions.append("")
+        elif tag == "td":
+            self._in = "td"
+            self.cells.append([found.get("class") or "", found.get("title") or "", ""])
+        elif tag == "br" and self._in == "td":
+            self.cells[-1][2] += "\n"
+
+    def handle_endtag(self, tag):
+        """Close it."""
+        if tag in ("caption", "td"):
+            self._in = None
+
+    def handle_data(self, data):
+        """Add text to what is open."""
+        if self._in == "caption":
+            self.captions[-1] += data
+        elif self._in == "td":
+            self.cells[-1][2] += data
+
+
+def parse_grid(markup: str) -> GridCells:
+    """Return the captions and cells of the grids in *markup*."""
+    parser = GridCells()
+    parser.feed(markup)
+    return parser

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import pathlib
 import re
-from html.parser import HTMLParser
 
 import pytest
 
-from tests.notebooks import cells_of, data, outputs, printed, run
+from tests.notebooks import cells_of, data, outputs, parse_grid, printed, run
 
 pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
@@ -36,48 +35,6 @@ def executed(tmp_path_factory):
     return notebook, folder
 
 
-class _Cells(HTMLParser):
-    """Collects captions and the cells of every table: (class, title, text)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.captions: list[str] = []
-        self.cells: list[tuple[str, str, str]] = []
-        self._in: str | None = None
-
-    def handle_starttag(self, tag, attrs):
-        """Open a caption or a cell."""
-        found = dict(attrs)
-        if tag == "caption":
-            self._in = "caption"
-            self.captions.append("")
-        elif tag == "td":
-            self._in = "td"
-            self.cells.append((found.get("class") or "", found.get("title") or "", ""))
-        elif tag == "br" and self._in == "td":
-            css, title, text = self.cells[-1]
-            self.cells[-1] = (css, title, text + "\n")
-
-    def handle_endtag(self, tag):
-        """Close it."""
-        if tag in ("caption", "td"):
-            self._in = None
-
-    def handle_data(self, data):
-        """Add text to what is open."""
-        if self._in == "caption":
-            self.captions[-1] += data
-        elif self._in == "td":
-            css, title, text = self.cells[-1]
-            self.cells[-1] = (css, title, text + data)
-
-
-def _parse(markup: str) -> _Cells:
-    parser = _Cells()
-    parser.feed(markup)
-    return parser
-
-
 class TestExecutedNotebook:
     """What the analyst sees in Jupyter, cell by cell."""
 
@@ -96,18 +53,18 @@ class TestExecutedNotebook:
     def test_week_grid_counts_staff_and_names_them(self, executed):
         """Five staff: the week shows counts per hour, names on hover, no id anywhere."""
         notebook, _ = executed
-        grid = _parse(data(notebook, "week = ws.availability.times(", "text/html"))
+        grid = parse_grid(data(notebook, "week = ws.availability.times(", "text/html"))
 
         assert grid.captions[0].startswith(
             "Assessment at Midtown, Mon 23 Nov - Sun 29 Nov 2026 (America/New_York)"
         )
-        assert ("sw-free", "Ana Silva, Ben Okafor, Chloé Martin", "3") in grid.cells  # Mon 09:00
+        assert ["sw-free", "Ana Silva, Ben Okafor, Chloé Martin", "3"] in grid.cells  # Mon 09:00
         assert not HEX_ID.search(data(notebook, "week = ws.availability.times(", "text/html"))
 
     def test_one_grid_per_resource(self, executed):
         """week.grid('resources'): a grid per person, captioned by name, sorted by name."""
         notebook, _ = executed
-        grid = _parse(data(notebook, 'week.grid("resources")', "text/html"))
+        grid = parse_grid(data(notebook, 'week.grid("resources")', "text/html"))
 
         assert [caption.split(":")[0] for caption in grid.captions] == [
             "Ana Silva",
@@ -120,7 +77,7 @@ class TestExecutedNotebook:
     def test_unavailable_view_says_what_holds_for_whom(self, executed):
         """Saturday 10:00: Ben is free, the others are outside their hours; not shaded for all."""
         notebook, _ = executed
-        grid = _parse(data(notebook, "gone = ws.availability.unavailable(", "text/html"))
+        grid = parse_grid(data(notebook, "gone = ws.availability.unavailable(", "text/html"))
         saturday_ten = [cell for cell in grid.cells if cell[2].startswith("free Ben Okafor\n")]
 
         assert saturday_ten

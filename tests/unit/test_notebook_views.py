@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, date, datetime, timedelta
-from html.parser import HTMLParser
 
 import pytest
 
@@ -19,50 +18,11 @@ from slotwise import (
     WeeklyHours,
 )
 from slotwise.testing import ManualClock
+from tests.notebooks import parse_grid as _parse
 
 HEX_ID = re.compile(r"[0-9a-f]{32}")
 MONDAY, SATURDAY, SUNDAY = date(2026, 11, 23), date(2026, 11, 28), date(2026, 11, 29)
 THANKSGIVING = date(2026, 11, 26)
-
-
-class _Cells(HTMLParser):
-    """Table captions and cells (class, title, text; ``<br>`` as a newline)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.captions: list[str] = []
-        self.cells: list[list[str]] = []
-        self._in: str | None = None
-
-    def handle_starttag(self, tag, attrs):
-        """Open a caption or a cell."""
-        found = dict(attrs)
-        if tag == "caption":
-            self._in = "caption"
-            self.captions.append("")
-        elif tag == "td":
-            self._in = "td"
-            self.cells.append([found.get("class") or "", found.get("title") or "", ""])
-        elif tag == "br" and self._in == "td":
-            self.cells[-1][2] += "\n"
-
-    def handle_endtag(self, tag):
-        """Close it."""
-        if tag in ("caption", "td"):
-            self._in = None
-
-    def handle_data(self, data):
-        """Add text to what is open."""
-        if self._in == "caption":
-            self.captions[-1] += data
-        elif self._in == "td":
-            self.cells[-1][2] += data
-
-
-def _parse(markup: str) -> _Cells:
-    parser = _Cells()
-    parser.feed(markup)
-    return parser
 
 
 @pytest.fixture
