@@ -15,9 +15,10 @@ from datetime import UTC, datetime, timedelta
 
 from ._minutes import REASON_TEXTS, _floor_minute, _Label
 from .calculator import _Calculator, available_times, names_of, unavailable_times
+from .explanation import Explanation
 from .holders import PADDING_AFTER, holds
 from .query import AvailabilityQuery
-from .results import Explanation, Reason, UnavailableTime
+from .results import Reason, UnavailableTime
 from .snapshot import Snapshot
 
 __all__ = ["explain_time"]

@@ -19,11 +19,11 @@ from slotwise._time import zone
 from slotwise.availability.busy import fetch_busy_time
 from slotwise.availability.calculator import available_times, day_availability, unavailable_times
 from slotwise.availability.explain import explain_time
+from slotwise.availability.explanation import Explanation
 from slotwise.availability.query import AvailabilityQuery
 from slotwise.availability.results import (
     AvailableTimes,
     DayAvailability,
-    Explanation,
     UnavailableTimes,
 )
 from slotwise.availability.snapshot import (
