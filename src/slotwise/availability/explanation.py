@@ -12,13 +12,13 @@ import attrs
 
 from slotwise.tables import Tabular
 
-from .results import UnavailableTime
+from .results import Named, UnavailableTime
 
 __all__ = ["Explanation"]
 
 
 @attrs.frozen(kw_only=True, repr=False)
-class Explanation(Tabular):
+class Explanation(Named, Tabular):
     """
     Why one candidate time is or is not offered (``workspace.availability.explain``).
 
@@ -50,14 +50,6 @@ class Explanation(Tabular):
     """Names by id: the candidate resources, the service and the location (for people, not the wire)."""
     _row_class = UnavailableTime
     _extra_columns = ("resource_name", "entity_name")
-
-    def name_of(self, entity_id: str | None) -> str | None:
-        """
-        Return the name of a resource, the service or the location of this answer (else the id).
-
-        .. versionadded:: 0.1
-        """
-        return None if entity_id is None else self._names.get(entity_id, entity_id)
 
     def _extra(self, row: dict[str, Any]) -> None:
         row["resource_name"] = self.name_of(row["resource_id"])

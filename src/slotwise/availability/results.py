@@ -31,6 +31,7 @@ __all__ = [
     "AvailableTimes",
     "Day",
     "DayAvailability",
+    "Named",
     "Reason",
     "Slot",
     "UnavailableTime",
@@ -59,6 +60,27 @@ class Reason(SpecEnum):
     DAILY_LIMIT = "DL"
     EXTERNAL_BUSY = "EB"
     """Busy in the resource's external calendar (slotwise's own code)."""
+
+
+class Named:
+    """
+    Mixin of the results that know the names of their resources, service and location.
+
+    A class supplies ``_names`` (names by id); ids stay in the data, names are for people.
+
+    .. versionadded:: 0.1
+    """
+
+    __slots__ = ()
+    _names: Mapping[str, str]
+
+    def name_of(self, entity_id: str | None) -> str | None:
+        """
+        Return the name of a resource, the service or the location of this result (else the id).
+
+        .. versionadded:: 0.1
+        """
+        return None if entity_id is None else self._names.get(entity_id, entity_id)
 
 
 @attrs.frozen(kw_only=True)
@@ -175,7 +197,7 @@ new_slot: Final = _slot_builder()
 
 
 @attrs.frozen(kw_only=True, repr=False)
-class AvailableTimes(Tabular):
+class AvailableTimes(Named, Tabular):
     """
     The available-times response: header fields and the slots, sorted by start then resource.
 
@@ -221,14 +243,6 @@ class AvailableTimes(Tabular):
 
     def _extra(self, row: dict[str, Any]) -> None:
         row["resource_name"] = self.name_of(row["resource_id"])
-
-    def name_of(self, entity_id: str | None) -> str | None:
-        """
-        Return the name of a resource, the service or the location of this result (else the id).
-
-        .. versionadded:: 0.1
-        """
-        return None if entity_id is None else self._names.get(entity_id, entity_id)
 
     @property
     def title(self) -> str:
@@ -276,7 +290,7 @@ class AvailableTimes(Tabular):
 
     def resource_names(self) -> dict[str, str]:
         """
-        Return the names of the resources with slots here, by id, sorted by name.
+        Return the names of the candidate resources (and of any with slots), by id, sorted by name.
 
         .. versionadded:: 0.1
         """
@@ -367,7 +381,7 @@ class UnavailableTime:
 
 
 @attrs.frozen(kw_only=True, repr=False)
-class UnavailableTimes(Tabular):
+class UnavailableTimes(Named, Tabular):
     """
     The unavailable-times response.
 
@@ -400,14 +414,6 @@ class UnavailableTimes(Tabular):
         row["entity_name"] = (
             self.name_of(row["entity_id"]) if row["entity_type"] != "block" else row["reason"]
         )
-
-    def name_of(self, entity_id: str | None) -> str | None:
-        """
-        Return the name of a resource, the service or the location of this result (else the id).
-
-        .. versionadded:: 0.1
-        """
-        return None if entity_id is None else self._names.get(entity_id, entity_id)
 
     def resource_names(self) -> dict[str, str]:
         """
