@@ -8,7 +8,7 @@
 #
 # It is a notebook in the percent format (`# %%` cells: Jupyter with Jupytext, VS Code, or
 # `tests/test_notebook.py`, which runs it cell by cell in a fresh kernel with `nbclient`) and a
-# script: `pip install '.[pandas,polars,plot]' && python examples/notebook.py`. With
+# script: `pip install '.[examples]' && python examples/notebook.py`. With
 # `SLOTWISE_NOTEBOOK_OUTPUT=folder` set, the last cell writes the grids and the picture there
 # (`docs/_static/` holds the ones the documentation shows).
 
