@@ -1,86 +1,157 @@
-"""
-A notebook-style tour: a week of a small spa as an HTML grid, a DataFrame, a picture and a calendar.
+# %% [markdown]
+# # A week at Northwind Physio, in a notebook
+#
+# Five staff in four time zones give assessments at the Midtown clinic (New York). This tour
+# shows what an analyst sees in Jupyter: week grids that name people, a per-resource grid, a
+# combined view of unavailable time, DataFrames (empty ones too), a picture for a report, and
+# why a time is not offered.
+#
+# It is a notebook in the percent format (`# %%` cells: Jupyter with Jupytext, VS Code, or
+# `tests/test_notebook.py`, which runs it cell by cell in a fresh kernel with `nbclient`) and a
+# script: `pip install '.[examples]' && python examples/notebook.py`. With
+# `SLOTWISE_NOTEBOOK_OUTPUT=folder` set, the last cell writes the grids and the picture there
+# (`docs/_static/` holds the ones the documentation shows).
 
-Run it: ``pip install '.[pandas,plot,ics]' && python examples/notebook.py [OUTPUT_FOLDER]``. It
-writes ``week.html``, ``unavailable.html``, ``week.png`` and ``ana.ics`` to the folder (a new
-temporary one by default) and prints the utilisation of each resource.
-"""
-
-from __future__ import annotations
-
+# %%
+import os
 import pathlib
-import sys
-import tempfile
 from datetime import UTC, date, datetime, timedelta
 
-from slotwise import RepeatRule, RoundRobin, Scheduler
-from slotwise.ics import export_resource
+from slotwise import (
+    BusinessHours,
+    DayHours,
+    DayWindow,
+    Holiday,
+    RepeatRule,
+    RoundRobin,
+    Scheduler,
+    WeeklyHours,
+)
 from slotwise.plot import availability
-from slotwise.testing import ManualClock, SequentialIds
+from slotwise.testing import ManualClock
 
-MONDAY = date(2026, 11, 23)
+MONDAY, SUNDAY = date(2026, 11, 23), date(2026, 11, 29)
+THANKSGIVING = date(2026, 11, 26)
+
+scheduler = Scheduler(clock=ManualClock(datetime(2026, 11, 23, 12, tzinfo=UTC)))  # 07:00 NY
+company = scheduler.create_company(name="Northwind Physio", timezone="America/New_York")
+ws = scheduler.for_company(company.id)
+midtown = ws.locations.create(
+    name="Midtown", business_hours=BusinessHours(sat=DayHours.open(1000, 1400))
+)
+ws.locations.set_holidays(midtown.id, [Holiday(date=THANKSGIVING, name="Thanksgiving")])
+assessment = ws.services.create(name="Assessment", duration=60, padding=15, reason="menu")
+follow_up = ws.services.create(name="Follow-up", duration=30, reason="menu")
+taping = ws.services.create(name="Sports taping", duration=45, reason="menu")
 
 
-def build() -> tuple[object, str, dict[str, str]]:
-    """Acme Spa: Ana and Ben give massages; Ana lunches at noon; a few bookings on Tuesday."""
-    scheduler = Scheduler(
-        clock=ManualClock(datetime(2026, 11, 23, 12, tzinfo=UTC)), ids=SequentialIds()
-    )
-    company = scheduler.create_company(name="Acme Spa", timezone="America/New_York")
-    acme = scheduler.for_company(company.id)
-    acme.locations.create(name="Downtown")
-    massage = acme.services.create(name="Massage", duration=60, reason="menu")
-    ana = acme.resources.create(name="Ana", reason="team")
-    ben = acme.resources.create(name="Ben", reason="team")
-    acme.resources.create_block(
-        ana.id, start_date=MONDAY, end_date="never", start_time=1200, end_time=1300,
-        reason="Lunch", repeat=RepeatRule(frequency="W", weekdays="12345"),
+def weekdays(start: int, end: int, saturday: tuple[int, int] | None = None) -> WeeklyHours:
+    """Return Monday-Friday start..end (HHMM), and Saturday when given."""
+    day = DayWindow(start_time=start, end_time=end)
+    sat = DayWindow(start_time=saturday[0], end_time=saturday[1]) if saturday else None
+    return WeeklyHours(mon=day, tue=day, wed=day, thu=day, fri=day, **({"sat": sat} if sat else {}))
+
+
+staff = {}
+for name, zone, hours in (
+    ("Ana Silva", "America/New_York", weekdays(900, 1700)),
+    ("Ben Okafor", "America/Chicago", weekdays(800, 1600, saturday=(900, 1300))),
+    ("Chloé Martin", "Europe/Paris", weekdays(1500, 2100)),  # 09:00-15:00 in New York
+    ("Dev Patel", "America/Los_Angeles", weekdays(900, 1700)),  # from 12:00 in New York
+    ("Eve Novak", "America/New_York", weekdays(1300, 1700)),
+):
+    staff[name] = ws.resources.create(
+        name=name, timezone=zone, weekly_hours=hours, reason="team",
+        linked_service_ids=[assessment.id, follow_up.id, taping.id],
     )  # fmt: skip
-    tuesday_nine = datetime(2026, 11, 24, 14, tzinfo=UTC)  # 09:00 in New York
-    for hour, resource in ((0, ana), (1, ana), (3, ben), (5, ana)):
-        start = tuesday_nine + timedelta(hours=hour)
-        acme.appointments.create(
-            massage.id, start, start + timedelta(hours=1), resource_id=resource.id,
-            name=f"Guest {hour}", email=f"guest{hour}@example.com", complete_booking="BK",
-        )  # fmt: skip
-    return acme, massage.id, {ana.id: "Ana", ben.id: "Ben"}
+ana, ben = staff["Ana Silva"], staff["Ben Okafor"]
+ws.resources.create_block(
+    ana.id, start_date=MONDAY, end_date="never", start_time=1200, end_time=1300,
+    reason="Lunch", repeat=RepeatRule(frequency="W", weekdays="12345"),
+)  # fmt: skip
+for resource, day, hour in ((ana, 24, 15), (ana, 24, 18), (ben, 23, 16), (ben, 25, 14)):
+    start = datetime(2026, 11, day, hour, tzinfo=UTC)  # 10:00, 13:00, 11:00, 09:00 New York
+    ws.appointments.create(
+        assessment.id, start, start + timedelta(hours=1), resource_id=resource.id,
+        name="Sam Lee", email="sam@example.com", complete_booking="BK",
+    )  # fmt: skip
 
+# %% [markdown]
+# ## The week, as Jupyter shows it
+#
+# Several staff can start at the same time, so the grid counts them (hover for the names).
 
-def main(folder: pathlib.Path) -> None:
-    """Write the files and print the week, its utilisation and what was written."""
+# %%
+week = ws.availability.times(
+    assessment.id, MONDAY, SUNDAY, location_id=midtown.id, round_robin=RoundRobin.NONE
+)
+print(week)
+week
+
+# %% [markdown]
+# One grid per resource, each labelled with the person's name:
+
+# %%
+week.grid("resources")
+
+# %% [markdown]
+# ## What is not bookable, and for whom
+#
+# A reason shared by everyone shades the hour; otherwise the cell says who is free and why
+# the others are not.
+
+# %%
+gone = ws.availability.unavailable(assessment.id, MONDAY, SUNDAY, location_id=midtown.id)
+print(gone)
+gone
+
+# %% [markdown]
+# ## DataFrames
+#
+# Ids stay in the data, names come along; dates are the libraries' date types.
+
+# %%
+frame = week.to_pandas()
+per_day = frame.groupby(["resource_name", "date"]).size().unstack(fill_value=0)
+print(per_day.to_string())
+per_day
+
+# %% [markdown]
+# Thanksgiving is a holiday: no slots, yet the frame keeps its columns and dtypes.
+
+# %%
+holiday = ws.availability.times(assessment.id, THANKSGIVING, THANKSGIVING, location_id=midtown.id)
+empty = holiday.to_pandas()
+print(empty.shape, empty["start"].dtype, empty["date"].dtype)
+print(holiday.to_polars().schema)
+
+# %% [markdown]
+# ## A picture for a report
+
+# %%
+figure = availability(week, gone)
+figure
+
+# %% [markdown]
+# ## Why not?
+#
+# Ana is free at 09:00 on Tuesday, but the assessment's 15 minutes of padding would run into
+# her 10:00 booking.
+
+# %%
+why = ws.availability.explain(
+    assessment.id, datetime(2026, 11, 24, 14, tzinfo=UTC), resource_id=ana.id
+)
+print(why)
+for line in why.summary:
+    print(line)
+
+# %%
+if os.environ.get("SLOTWISE_NOTEBOOK_OUTPUT"):
+    folder = pathlib.Path(os.environ["SLOTWISE_NOTEBOOK_OUTPUT"])
     folder.mkdir(parents=True, exist_ok=True)
-    acme, massage, names = build()
-    week = acme.availability.times(  # type: ignore[attr-defined]
-        massage, MONDAY, MONDAY + timedelta(days=6), round_robin=RoundRobin.NONE
-    )
-    gone = acme.availability.unavailable(massage, MONDAY, MONDAY + timedelta(days=6))  # type: ignore[attr-defined]
-    print(week)
-    (folder / "week.html").write_text(week._repr_html_())
-    (folder / "unavailable.html").write_text(gone._repr_html_())
-
-    # Utilisation: booked minutes over bookable minutes (booked + free). unavailable() covers
-    # every minute that is not bookable, with its reason, so free = the week - unavailable.
-    frame = gone.to_pandas()
-    frame["minutes"] = (frame["end"] - frame["start"]).dt.total_seconds() / 60
-    minutes = frame.pivot_table(
-        index="resource_id", columns="reason_code", values="minutes", aggfunc="sum",
-        fill_value=0, observed=True,
-    )  # fmt: skip
-    week_minutes = 7 * 24 * 60
-    for resource_id, name in names.items():
-        row = minutes.loc[resource_id]
-        booked = float(row.get("BK", 0))
-        free = week_minutes - float(row.sum())
-        print(f"{name}: {booked:.0f} min booked of {booked + free:.0f} bookable "
-              f"({booked / (booked + free):.0%})")  # fmt: skip
-    print(minutes.rename(index=names).to_string())
-
-    availability(week, gone, names=names).savefig(folder / "week.png", dpi=80)
-    ana_id = next(resource for resource, name in names.items() if name == "Ana")
-    (folder / "ana.ics").write_bytes(export_resource(acme, ana_id))  # type: ignore[arg-type]
-    for name in ("week.html", "unavailable.html", "week.png", "ana.ics"):
-        print(f"wrote {folder / name} ({(folder / name).stat().st_size} bytes)")
-
-
-if __name__ == "__main__":
-    main(pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else pathlib.Path(tempfile.mkdtemp()))
+    (folder / "notebook-week.html").write_text(week._repr_html_())
+    (folder / "notebook-resources.html").write_text(str(week.grid("resources")))
+    (folder / "notebook-unavailable.html").write_text(gone._repr_html_())
+    figure.savefig(folder / "notebook-plot.png", dpi=80)
+    print(f"wrote the grids and the picture to {folder}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import pathlib
 import re
 import runpy
@@ -77,20 +78,21 @@ def test_readme_has_exactly_two_setup_commands():
     ]
 
 
-def test_notebook_tour_writes_its_files(tmp_path: pathlib.Path):
-    """examples/notebook.py writes the grid, the picture and the calendar, and a utilisation."""
+def test_notebook_tour_runs_as_a_script(tmp_path: pathlib.Path):
+    """examples/notebook.py as a script prints the week and the padding cause, writes the pictures."""
     result = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "notebook.py"), str(tmp_path)],
+        [sys.executable, str(ROOT / "examples" / "notebook.py")],
         capture_output=True,
         text=True,
         timeout=120,
         check=True,
+        env={**os.environ, "SLOTWISE_NOTEBOOK_OUTPUT": str(tmp_path)},
     )
 
-    assert "Ana: 180 min booked of 2100 bookable (9%)" in result.stdout
-    assert (tmp_path / "week.png").read_bytes()[:4] == b"\x89PNG"
-    assert b"BEGIN:VCALENDAR" in (tmp_path / "ana.ics").read_bytes()
-    assert "<table class='sw-grid'>" in (tmp_path / "week.html").read_text()
+    assert "AvailableTimes(service='Assessment', 2026-11-23..29, 393 slots" in result.stdout
+    assert "This service's padding (15 min) runs into an appointment" in result.stdout
+    assert (tmp_path / "notebook-plot.png").read_bytes()[:4] == b"\x89PNG"
+    assert "<table class='sw-grid'>" in (tmp_path / "notebook-week.html").read_text()
 
 
 def _printed(name: str, capsys: pytest.CaptureFixture[str], *args: str) -> str:

@@ -12,11 +12,11 @@ from slotwise.availability.authorization import CalendarProviderName as Calendar
 from slotwise.availability.authorization import NoCalendarAuthorizer as NoCalendarAuthorizer
 from slotwise.availability.busy import BusyTimeProvider as BusyTimeProvider
 from slotwise.availability.busy import NoBusyTime as NoBusyTime
+from slotwise.availability.explanation import Explanation as Explanation
 from slotwise.availability.query import AvailabilityQuery as AvailabilityQuery
 from slotwise.availability.results import AvailableTimes as AvailableTimes
 from slotwise.availability.results import Day as Day
 from slotwise.availability.results import DayAvailability as DayAvailability
-from slotwise.availability.results import Explanation as Explanation
 from slotwise.availability.results import Reason as Reason
 from slotwise.availability.results import Slot as Slot
 from slotwise.availability.results import UnavailableTime as UnavailableTime

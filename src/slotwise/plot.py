@@ -1,41 +1,70 @@
 """
-A picture of availability: free, booked and unavailable time per resource and day (matplotlib,
-extra ``slotwise[plot]``).
+A picture of availability: bookable, booked, padding and unavailable time per resource and day
+(matplotlib, extra ``slotwise[plot]``).
+
+The figure is built as a :class:`matplotlib.figure.Figure` of its own, never through pyplot's
+state: slotwise leaves the host's backend, its open figures and its rcParams as they were
+(issue 22: switching to ``Agg`` hid every later figure of a Jupyter kernel). Jupyter shows the
+figure through its ``_repr_png_``, whatever backend the kernel uses; ``savefig`` writes it.
 
 .. versionadded:: 0.1
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from datetime import date, datetime
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
 from slotwise.availability.results import AvailableTimes, UnavailableTimes
 from slotwise.errors import MissingDependency
 
+if TYPE_CHECKING:
+    from slotwise._figure import ReportFigure
+
 __all__ = ["availability"]
 
-COLOURS: Final = {
-    "free": "#7bc47f",
-    "BK": "#d9534f",
-    "DL": "#d9534f",
-    "TP": "#bbbbbb",
-    "BA": "#bbbbbb",
-    "CL": "#999999",
-    "HO": "#999999",
-    "SH": "#e6d58a",
-    "RH": "#e6d58a",
-    "AL": "#e6d58a",
-    "CB": "#f0a35e",
-    "SB": "#f0a35e",
-    "RB": "#f0a35e",
-    "EB": "#f0a35e",
+# What each bar means: (legend text, colour, hatch); the codes of decision 15 map onto them.
+KINDS: Final = {
+    "free": ("bookable (a slot starts)", "#6cbf73", ""),
+    "nofit": ("free, but no slot fits (grid, padding)", "#e3f3e3", "...."),
+    "BK": ("booked", "#d9534f", ""),
+    "padding": ("padding after a booking", "#f4b6b4", "////"),
+    "DL": ("daily limit reached", "#a93226", ""),
+    "block": ("blocked or busy", "#f0a35e", ""),
+    "hours": ("outside service or resource hours", "#e9dc9c", ""),
+    "closed": ("location closed or holiday", "#9e9e9e", ""),
+    "past": ("past, or beyond book-ahead", "#cfcfcf", ""),
 }
-"""Bar colours: free green, booked red, blocks orange, hours yellow, closed and past grey."""
+"""Bar kinds in legend order: legend text, face colour and hatch."""
+
+_KIND_OF: Final = {
+    "BK": "BK",
+    "DL": "DL",
+    "CB": "block",
+    "SB": "block",
+    "RB": "block",
+    "EB": "block",
+    "SH": "hours",
+    "RH": "hours",
+    "AL": "hours",
+    "CL": "closed",
+    "HO": "closed",
+    "TP": "past",
+    "BA": "past",
+}
+_OUTSIDE: Final = frozenset({"TP", "BA", "CL", "HO"})
+"""Codes that say nothing about open hours: the x axis spans the other bars."""
+
+Bar = tuple[float, float, str, str]
+"""(start hour, end hour, kind, label) in the day's wall time."""
 
 
-def _hours(moment: datetime) -> float:
+def _hour(moment: datetime, day: date) -> float:
+    """Return *moment*'s wall hour on *day* (24 when it is the next midnight)."""
+    if moment.date() > day:
+        return 24.0
     return moment.hour + moment.minute / 60
 
 
@@ -45,67 +74,166 @@ def availability(
     *,
     names: dict[str, str] | None = None,
     title: str | None = None,
-) -> Any:
+) -> ReportFigure:
     """
-    Return a matplotlib Figure: one row per (resource, day), hours across.
+    Return a matplotlib Figure: one row per resource and day (sorted by name), hours across.
 
-    Free slots are green bars; the stretches of *unavailable* (if given) are coloured by their
-    reason code and labelled with it (booked red, blocks orange, outside hours yellow, closed
-    and past grey). Times are wall times in the zone the query asked for.
+    Bookable time (where slots start) is green; with *unavailable*, its stretches are drawn by
+    reason (booked red, the padding after a booking hatched, blocks orange and labelled with
+    their reason, outside hours yellow, closed grey) and free time where no slot fits is
+    dotted. The x axis spans the open hours, in the wall time of the zone the query asked for;
+    a legend names every kind drawn; the title is the query (service, location, dates, zone)
+    unless *title* is given. Resource names come from the results; *names* overrides them.
+    The host's pyplot state and backend are left alone.
 
     Raises:
         MissingDependency: when matplotlib is not installed (extra ``slotwise[plot]``).
     """
     try:
-        import matplotlib
+        from matplotlib.patches import Patch
 
-        matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as pyplot
+        from slotwise._figure import ReportFigure
     except ImportError:
         raise MissingDependency(feature="slotwise.plot", extra="plot") from None
-    names = names or {}
-    rows: dict[tuple[str, date], list[tuple[float, float, str, str]]] = {}
-    for slot in times.available_times:
-        key = (slot.resource_id or "-", slot.date)
-        begin = _hours(slot.start)
-        rows.setdefault(key, []).append((begin, slot.duration / 60, COLOURS["free"], ""))
-    for stretch in unavailable.unavailable_times if unavailable is not None else ():
-        key = (stretch.resource_id or "-", stretch.date)
-        begin = _hours(stretch.start)
-        length = (stretch.end - stretch.start).total_seconds() / 3600
-        code = stretch.reason_code.value
-        label = f"{code} {stretch.reason}" if code in ("CB", "SB", "RB") else code
-        rows.setdefault(key, []).append((begin, length, COLOURS.get(code, "#cccccc"), label))
-    ordered = sorted(rows)
-    figure, axes = pyplot.subplots(figsize=(10, 0.5 * max(len(ordered), 2) + 1))
-    for position, key in enumerate(ordered):
-        for begin, length, colour, label in _merged(rows[key]):
-            axes.broken_barh([(begin, length)], (position - 0.4, 0.8), facecolors=colour)
-            if label and length >= 0.75:
-                axes.text(begin + length / 2, position, label, ha="center", va="center",
+    named = {**times.resource_names(), **(unavailable.resource_names() if unavailable else {})}
+    named.update(names or {})
+    rows = _rows(times, unavailable)
+    low, high = _span(rows)
+    if unavailable is not None:
+        for bars in rows.values():
+            bars.extend(_gaps(bars, low, high))
+    # A date closed for everyone (a Sunday, a holiday) is a footnote, not a grey row per person.
+    closed = _closed_dates(rows, low, high)
+    order = sorted(
+        (key for key in rows if key[1] not in closed),
+        key=lambda key: (named.get(key[0], key[0]), key[0], key[1]),
+    )
+    figure = ReportFigure(figsize=(11, 0.32 * max(len(order), 3) + 2.2))
+    axes = figure.subplots()
+    drawn: set[str] = set()
+    for position, key in enumerate(order):
+        for begin, end, kind, label in _merged(rows[key]):
+            _, colour, hatch = KINDS[kind]
+            axes.broken_barh(
+                [(begin, end - begin)],
+                (position - 0.4, 0.8),
+                facecolors=colour,
+                edgecolor="#777777" if hatch else colour,
+                hatch=hatch or None,
+                linewidth=0.3,
+            )
+            drawn.add(kind)
+            if label and end - begin >= 0.75:
+                axes.text((begin + end) / 2, position, label, ha="center", va="center",
                           fontsize=7, clip_on=True)  # fmt: skip
-    axes.set_yticks(range(len(ordered)))
-    axes.set_yticklabels([f"{names.get(r, r)[:12]} {d:%a %d %b}" for r, d in ordered])
-    axes.set_xlim(0, 24)
-    axes.set_xticks(range(0, 25, 2))
-    axes.set_xlabel("hour")
-    axes.invert_yaxis()
-    axes.set_title(title or repr(times))
+    axes.set_yticks(range(len(order)))
+    axes.set_yticklabels([f"{named.get(r, r)[:16]}  {d:%a %d %b}" for r, d in order], fontsize=8)
+    axes.set_ylim(len(order) - 0.5, -0.5)
+    axes.set_xlim(low, high)
+    step = 1 if high - low <= 12 else 2
+    ticks = list(range(int(low), int(high) + 1, step))
+    axes.set_xticks(ticks)
+    axes.set_xticklabels([f"{tick:02d}:00" for tick in ticks], fontsize=8)
+    xlabel = f"wall time ({times.title.rsplit('(', 1)[-1].rstrip(')')})"
+    if closed:
+        shown = ", ".join(
+            f"{day:%a %d %b}" + (f" ({why})" if why else "") for day, why in closed.items()
+        )
+        xlabel += f"\nclosed all day: {shown}"
+    axes.set_xlabel(xlabel)
+    axes.grid(axis="x", color="#dddddd", linewidth=0.5)
+    axes.set_axisbelow(True)
+    axes.set_title(title or times.title, fontsize=10)
+    handles = [
+        Patch(
+            facecolor=KINDS[k][1], edgecolor="#777777", hatch=KINDS[k][2] or None, label=KINDS[k][0]
+        )
+        for k in KINDS
+        if k in drawn
+    ]
+    axes.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
+                frameon=False)  # fmt: skip
     figure.tight_layout()
     return figure
 
 
-def _merged(
-    bars: Iterable[tuple[float, float, str, str]],
-) -> list[tuple[float, float, str, str]]:
-    """Join touching bars of one colour and label, so a free afternoon is one bar."""
-    merged: list[tuple[float, float, str, str]] = []
-    for begin, length, colour, label in sorted(bars):
+def _closed_dates(
+    rows: dict[tuple[str, date], list[Bar]], low: float, high: float
+) -> dict[date, str]:
+    """Return the dates on which every row is closed or past over ``[low, high)``, with why."""
+    days: dict[date, list[list[Bar]]] = {}
+    for (_, day), bars in rows.items():
+        days.setdefault(day, []).append(bars)
+    closed: dict[date, str] = {}
+    for day, groups in sorted(days.items()):
+        inside = [bar for bars in groups for bar in bars if bar[1] > low and bar[0] < high]
+        kinds = {kind for _, _, kind, _ in inside}
+        if kinds and kinds <= {"closed", "past", "nofit"} and kinds & {"closed", "past"}:
+            closed[day] = next((label for *_, label in inside if label), "")
+    return closed
+
+
+def _rows(
+    times: AvailableTimes, unavailable: UnavailableTimes | None
+) -> dict[tuple[str, date], list[Bar]]:
+    rows: dict[tuple[str, date], list[Bar]] = {}
+    for slot in times.available_times:
+        for rid in (slot.resource_id,) if slot.resource_id else slot.resource_ids or ("-",):
+            begin = _hour(slot.start, slot.date)
+            rows.setdefault((rid, slot.date), []).append(
+                (begin, _hour(slot.end, slot.date), "free", "")
+            )
+    if unavailable is None:
+        return rows
+    for stretch in unavailable.unavailable_times:
+        code = stretch.reason_code.value
+        kind = _KIND_OF.get(code, "block")
+        label = stretch.reason if kind == "block" or code == "HO" else ""
+        key = (stretch.resource_id or "-", stretch.date)
+        rows.setdefault(key, []).append((_hour(stretch.start, stretch.date),
+                                         _hour(stretch.end, stretch.date), kind, label))  # fmt: skip
+    for piece in unavailable.padding:
+        key = (piece.resource_id or "-", piece.date)
+        rows.setdefault(key, []).append(
+            (_hour(piece.start, piece.date), _hour(piece.end, piece.date), "padding", "")
+        )
+    return rows
+
+
+def _span(rows: dict[tuple[str, date], list[Bar]]) -> tuple[float, float]:
+    """Return the whole hours that hold every bar but the closed, past and far ones."""
+    inside = [
+        (begin, end)
+        for bars in rows.values()
+        for begin, end, kind, _ in bars
+        if kind not in ("closed", "past")
+    ]
+    if not inside:
+        return 0.0, 24.0
+    return float(math.floor(min(b for b, _ in inside))), float(math.ceil(max(e for _, e in inside)))
+
+
+def _gaps(bars: list[Bar], low: float, high: float) -> list[Bar]:
+    """Return the time within ``[low, high)`` that no bar covers: free, but no slot fits."""
+    found: list[Bar] = []
+    cursor = low
+    for begin, end, _, _ in sorted(bars):
+        if begin > cursor + 1e-9:
+            found.append((cursor, min(begin, high), "nofit", ""))
+        cursor = max(cursor, end)
+    if cursor < high - 1e-9:
+        found.append((cursor, high, "nofit", ""))
+    return [bar for bar in found if bar[1] > bar[0]]
+
+
+def _merged(bars: Iterable[Bar]) -> list[Bar]:
+    """Join touching bars of one kind and label (a free afternoon is one bar); padding on top."""
+    merged: list[Bar] = []
+    for begin, end, kind, label in sorted(bars, key=lambda bar: (bar[2] == "padding", bar)):
         if merged:
-            last_begin, last_length, last_colour, last_label = merged[-1]
-            if (last_colour, last_label) == (colour, label) and begin <= last_begin + last_length:
-                end = max(last_begin + last_length, begin + length)
-                merged[-1] = (last_begin, end - last_begin, colour, label)
+            last_begin, last_end, last_kind, last_label = merged[-1]
+            if (last_kind, last_label) == (kind, label) and begin <= last_end:
+                merged[-1] = (last_begin, max(last_end, end), kind, label)
                 continue
-        merged.append((begin, length, colour, label))
+        merged.append((begin, end, kind, label))
     return merged

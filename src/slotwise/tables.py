@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import enum
 import html
+import re
+import types
+import typing
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timedelta
-from typing import Any, Final
+from datetime import date, datetime, timedelta
+from typing import Any, ClassVar, Final, Literal
 
 import attrs
 
@@ -30,6 +33,7 @@ __all__ = [
     "frame_of",
     "page_html",
     "polars_frame_of",
+    "schema_of",
 ]
 
 _PAGE_COLUMNS: Final = 8
@@ -158,56 +162,229 @@ def _datetime_zones(rows: list[dict[str, Any]]) -> dict[str, str]:
     }
 
 
-def frame_of(rows: list[dict[str, Any]], codes: Iterable[str]) -> Any:
-    """Return *rows* as a pandas DataFrame: zoned datetime columns, categorical codes."""
+Kind = Literal["datetime", "date", "int", "optional int", "float", "bool", "str", "code", "list"]
+"""What a column holds, as far as a DataFrame's dtype is concerned."""
+
+
+def schema_of(kind: type, extra: Iterable[str] = ()) -> dict[str, Kind]:
+    """
+    Return the columns of *kind*'s rows (as :func:`flat_record` makes them) and what each holds.
+
+    *extra* names text columns a result adds (``resource_name``). An empty result's frame is
+    built from this, so it has the same columns and dtypes as a full one.
+    """
+    columns: dict[str, Kind] = {}
+    _schema(kind, "", columns)
+    columns.update(dict.fromkeys(extra, "str"))
+    return columns
+
+
+def _schema(kind: type, prefix: str, columns: dict[str, Kind]) -> None:
+    hints = typing.get_type_hints(kind)
+    for field in attrs.fields(kind):
+        if field.name.startswith("_"):
+            continue
+        hint = hints[field.name]
+        members = [m for m in typing.get_args(hint) if m is not types.NoneType]
+        optional = types.NoneType in typing.get_args(hint)
+        inner = members[0] if optional and len(members) == 1 else hint
+        name = f"{prefix}{field.name}"
+        if isinstance(inner, type) and attrs.has(inner):
+            _schema(inner, f"{name}_", columns)
+        else:
+            columns[name] = _kind(inner, optional)
+
+
+def _kind(hint: Any, optional: bool) -> Kind:
+    origin = typing.get_origin(hint)
+    if origin in (tuple, list, frozenset, set):
+        return "list"
+    if not isinstance(hint, type):
+        return "str"
+    if issubclass(hint, enum.Enum):
+        return "code"
+    if issubclass(hint, datetime):
+        return "datetime"
+    if issubclass(hint, date):
+        return "date"
+    if issubclass(hint, bool):
+        return "bool"
+    if issubclass(hint, int):
+        return "optional int" if optional else "int"
+    if issubclass(hint, float):
+        return "float"
+    return "str"
+
+
+_PANDAS_DTYPES: Final[dict[str, str]] = {
+    "date": "datetime64[s]",
+    "int": "int64",
+    "optional int": "Int64",
+    "float": "float64",
+    "bool": "bool",
+    # The installed pandas' text dtype: "object" before pandas 3, "str" from it.
+    "str": "str",
+    "code": "category",
+    "list": "object",
+}
+
+
+def frame_of(
+    rows: list[dict[str, Any]],
+    codes: Iterable[str],
+    schema: Mapping[str, Kind] | None = None,
+    zone: str = "UTC",
+) -> Any:
+    """
+    Return *rows* as a pandas DataFrame: zoned datetime columns, categorical codes.
+
+    With a *schema*, the frame has its columns and dtypes even when *rows* is empty: datetimes
+    are ``datetime64[us, zone]`` (*zone* when no row says), ``date`` columns
+    ``datetime64[s]`` (pandas has no date dtype; seconds reach year 9999), whole numbers that
+    may be missing ``Int64`` and text the installed pandas' text dtype.
+    """
     try:
         import pandas
     except ImportError:
         raise MissingDependency(feature="to_pandas()", extra="pandas") from None
-    frame = pandas.DataFrame.from_records(rows)
-    for column, target in _datetime_zones(rows).items():
+    schema = schema or {}
+    zones = _datetime_zones(rows)
+
+    def dtype(column: str, kind: Kind) -> Any:
+        if kind == "datetime":
+            return pandas.DatetimeTZDtype(unit="us", tz=zones.get(column, zone))
+        return pandas.Series([], dtype=_PANDAS_DTYPES[kind]).dtype
+
+    if not rows and schema:
+        return pandas.DataFrame(
+            {
+                column: pandas.Series([], dtype=dtype(column, kind))
+                for column, kind in schema.items()
+            }
+        )
+    frame = pandas.DataFrame.from_records(rows, columns=list(schema) or None)
+    for column, target in zones.items():
         values = [row.get(column) for row in rows]
-        frame[column] = pandas.to_datetime(
+        converted = pandas.to_datetime(
             [v.isoformat() if v is not None else None for v in values], utc=True
         ).tz_convert(target)
+        frame[column] = converted.as_unit("us") if schema else converted
+    for column, kind in schema.items():
+        if kind == "date":
+            frame[column] = pandas.to_datetime(frame[column]).astype("datetime64[s]")
+        elif kind in ("optional int", "str") and frame[column].dtype != dtype(column, kind):
+            frame[column] = frame[column].astype(dtype(column, kind))
     for column in codes:
         if column in frame.columns:
             frame[column] = frame[column].astype("category")
     return frame
 
 
-def polars_frame_of(rows: list[dict[str, Any]], codes: Iterable[str]) -> Any:
-    """Return *rows* as a polars DataFrame: zoned datetime columns, categorical codes."""
+def polars_frame_of(
+    rows: list[dict[str, Any]],
+    codes: Iterable[str],
+    schema: Mapping[str, Kind] | None = None,
+    zone: str = "UTC",
+) -> Any:
+    """
+    Return *rows* as a polars DataFrame: zoned datetime columns, categorical codes.
+
+    With a *schema*, every column has the dtype it declares, rows or not (``Date`` for dates,
+    ``String`` for a column that holds only nulls here); *zone* is the datetime columns' zone
+    when no row says.
+    """
     try:
         import polars
     except ImportError:
         raise MissingDependency(feature="to_polars()", extra="polars") from None
+    zones = {column: _polars_zone(name) for column, name in _datetime_zones(rows).items()}
+    zone = _polars_zone(zone)
+    if schema:
+        dtypes = {
+            column: _polars_dtype(polars, kind, zones.get(column, zone))
+            for column, kind in schema.items()
+        }
+        if not rows:
+            return polars.DataFrame(schema=dtypes)
+        frame = polars.DataFrame(rows, infer_schema_length=None)
+        return frame.select(
+            polars.col(column).cast(dtype)
+            if column not in zones
+            else polars.col(column).dt.convert_time_zone(zones[column])
+            for column, dtype in dtypes.items()
+        )
     frame = polars.DataFrame(rows, infer_schema_length=None)
-    casts = [
-        polars.col(column).dt.convert_time_zone(target)
-        for column, target in _datetime_zones(rows).items()
-    ]
+    casts = [polars.col(column).dt.convert_time_zone(target) for column, target in zones.items()]
     wanted = [c for c in codes if c in frame.columns]
     casts += [polars.col(c).cast(polars.Categorical) for c in wanted]
     return frame.with_columns(casts) if casts else frame
+
+
+def _polars_zone(name: str) -> str:
+    """
+    Return a zone polars accepts for *name*: ``UTC-05:00`` (a query's ``tz_offset``) becomes
+    ``Etc/GMT+5`` (POSIX signs); an offset of part of an hour, which polars cannot hold, is kept
+    as ``UTC`` (the instants stay right, the wall times are UTC's).
+    """
+    match = re.fullmatch(r"UTC([+-])(\d\d):(\d\d)", name)
+    if match is None:
+        return name
+    sign, hours, minutes = match.groups()
+    if minutes != "00":
+        return "UTC"
+    return f"Etc/GMT{'-' if sign == '+' else '+'}{int(hours)}"
+
+
+def _polars_dtype(polars: Any, kind: Kind, zone: str) -> Any:
+    if kind == "datetime":
+        return polars.Datetime(time_unit="us", time_zone=zone)
+    return {
+        "date": polars.Date,
+        "int": polars.Int64,
+        "optional int": polars.Int64,
+        "float": polars.Float64,
+        "bool": polars.Boolean,
+        "str": polars.String,
+        "code": polars.Categorical,
+        "list": polars.List(polars.String),
+    }[kind]
 
 
 class Tabular:
     """
     Mixin of the results that read as tables; a class supplies :meth:`_rows`.
 
+    A result whose rows are all one record class names it in ``_row_class``, so its frames keep
+    their columns and dtypes when empty; it may add columns for people (``resource_name``) in
+    :meth:`_extra`, listed in ``_extra_columns``.
+
     .. versionadded:: 0.1
     """
 
     __slots__ = ()
+    _row_class: ClassVar[type | None] = None
+    _extra_columns: ClassVar[tuple[str, ...]] = ()
 
     def _rows(self) -> Iterable[Any]:
         raise NotImplementedError
 
+    def _extra(self, row: dict[str, Any]) -> None:
+        """Add the columns for people to one row (none by default)."""
+
+    def _zone(self) -> str:
+        """Return the zone of the datetime columns when there are no rows to tell."""
+        return "UTC"
+
     def _table(self) -> tuple[list[dict[str, Any]], set[str]]:
         codes: set[str] = set()
         rows = [flat_record(item, codes=codes) for item in self._rows()]
+        for row in rows:
+            self._extra(row)
         return rows, codes
+
+    def _schema(self) -> dict[str, Kind] | None:
+        kind = self._row_class
+        return None if kind is None else schema_of(kind, self._extra_columns)
 
     def records(self) -> list[dict[str, Any]]:
         """Return the rows: one flat dict per element, snake_case keys, aware datetimes."""
@@ -216,9 +393,9 @@ class Tabular:
     def to_pandas(self) -> Any:
         """Return the rows as a pandas DataFrame (extra ``slotwise[pandas]``)."""
         rows, codes = self._table()
-        return frame_of(rows, codes)
+        return frame_of(rows, codes, self._schema(), self._zone())
 
     def to_polars(self) -> Any:
         """Return the rows as a polars DataFrame (extra ``slotwise[polars]``)."""
         rows, codes = self._table()
-        return polars_frame_of(rows, codes)
+        return polars_frame_of(rows, codes, self._schema(), self._zone())

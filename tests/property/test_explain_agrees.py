@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given, settings
 
 from slotwise.availability.query import AvailabilityQuery
+from slotwise.availability.results import Reason
 from tests.oracle import Business
 
 from .test_listing_agrees_with_booking import cases, day_minutes, listed, workspace
@@ -33,6 +34,11 @@ def test_explain_agrees_with_the_listing(case: tuple[Business, AvailabilityQuery
     offered = {(slot.start.astimezone(UTC), slot.resource_id) for slot in slots}
     starts = sorted({*day_minutes(business, day), *(start for start, _ in offered)})
     duration = timedelta(minutes=business.service.duration)
+    padded = duration + timedelta(minutes=business.service.padding)
+    appointment_ids = {appointment.id for appointment in business.appointments}
+    gone = ws.availability.unavailable(
+        business.service.id, day, day, location_id=business.location.id
+    ).unavailable_times
     for resource in business.resources:
         for start in starts[:: max(1, len(starts) // 24)]:
             found = ws.availability.explain(
@@ -47,9 +53,22 @@ def test_explain_agrees_with_the_listing(case: tuple[Business, AvailabilityQuery
                 continue
             assert found.reasons or found.off_grid, (start, resource.id)
             for reason in found.reasons:
-                assert reason.start < start + duration
+                assert reason.start < start + padded
                 assert reason.end > start
+                if reason.start >= start + duration:
+                    assert reason.reason_code in (Reason.FULLY_BOOKED, Reason.EXTERNAL_BUSY)
+                if reason.reason_code is Reason.FULLY_BOOKED:
+                    assert "appointment" == reason.entity_type, reason
+                    assert reason.entity_id in appointment_ids, reason
             if found.off_grid:
+                assert not [
+                    stretch
+                    for stretch in gone
+                    if stretch.resource_id == resource.id
+                    and stretch.reason_code in (Reason.FULLY_BOOKED, Reason.EXTERNAL_BUSY)
+                    and stretch.start < start + padded
+                    and stretch.end > start
+                ], (start, resource.id)
                 assert len(found.nearest) <= 2
                 for moment in found.nearest:  # the nearest starts are themselves offered
                     again = ws.availability.explain(

@@ -125,7 +125,7 @@ class TestHtml:
         assert 0 == cells.scripts
 
     def test_unavailable_grid_is_shaded_by_reason(self, acme):
-        """The lunch hour cell is class sw-RB and says RB; the night is closed (CL)."""
+        """The lunch hour cell is class sw-RB and says RB; the closed night is left out."""
         ws, cut, ana = acme
         gone = ws.availability.unavailable(
             cut.id, date(2026, 11, 24), date(2026, 11, 24), resource_id=ana.id
@@ -134,7 +134,9 @@ class TestHtml:
         classes = [css for css, _ in cells.cells]
 
         assert ("sw-RB", "RB") in cells.cells
-        assert "sw-CL" in classes
+        assert "sw-CL" not in classes
+        hours = [header for header in cells.headers if ":" in header]
+        assert ["09:00", "16:00"] == [hours[0], hours[-1]]
         assert "sw-free" in classes
 
     def test_a_page_of_appointments_is_a_week_grid(self, acme):
@@ -186,5 +188,6 @@ class TestPlot:
 
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert path.stat().st_size > 10_000
-        assert "RB Lunch" in labels
-        assert 7 == len(figure.axes[0].get_yticklabels())
+        assert "Lunch" in labels
+        assert 5 == len(figure.axes[0].get_yticklabels())  # the weekend is closed all day
+        assert "closed all day: Sat 28 Nov, Sun 29 Nov" in figure.axes[0].get_xlabel()

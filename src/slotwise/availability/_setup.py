@@ -9,6 +9,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
+from typing import Any
 
 from dateutil.relativedelta import relativedelta
 
@@ -159,6 +160,8 @@ class _CalculatorSetup:
         self._profile_days: dict[tuple[int, date], tuple[list[Span], list[int], list[int]]] = {}
         self._day_records: dict[date, _DayRecord] = {}
         self._offers: dict[tuple[int, date], list[_Offer]] = {}
+        self.holds_cache: dict[str, list[Any]] = {}
+        """Each resource's active appointments as ``holders.Hold``, worked out on first use."""
         first, last = query.start_date, query.end_date
         if query.day_availability is not None:
             last = max(last, first + timedelta(days=query.day_availability - 1))

@@ -78,6 +78,8 @@ from ._minutes import (
 )
 from ._setup import effective_duration, slot_step
 from .days import _Days
+from .grid import title_text
+from .holders import padding_pieces
 from .query import AvailabilityQuery
 from .results import (
     AvailableTimes,
@@ -95,6 +97,7 @@ __all__ = [
     "day_availability",
     "effective_duration",
     "free_time",
+    "names_of",
     "slot_step",
     "unavailable_times",
 ]
@@ -159,7 +162,19 @@ def available_times(snapshot: Snapshot, query: AvailabilityQuery, now: datetime)
         first_available_date=min(available_dates, default=None),
         available_days=days,
         available_times=tuple(times),
+        names=names_of(calc),
+        zone_name=str(calc.output.tz),
+        resources=tuple(res.id for res in calc.candidates),
     )
+
+
+def names_of(calc: _Calculator) -> dict[str, str]:
+    """Return the names of the query's candidate resources, its service and its location."""
+    snapshot = calc.snapshot
+    names = {res.id: res.resource.name for res in calc.candidates}
+    names[snapshot.service.id] = snapshot.service.name
+    names[snapshot.location.id] = snapshot.location.name
+    return names
 
 
 def bookable_at(
@@ -246,6 +261,8 @@ def unavailable_times(
     """
     calc = _Calculator(snapshot, query, now)
     found: list[tuple[int, int, UnavailableTime]] = []
+    padding: list[tuple[int, int, UnavailableTime]] = []
+    padded = bool(calc.padding or snapshot.paddings)
     for day in calc.dates(query.start_date, (query.end_date - query.start_date).days + 1):
         record = calc.day_record(day)
         for res in calc.candidates:
@@ -256,8 +273,28 @@ def unavailable_times(
                     (minute, res.index, piece)
                     for minute, piece in calc.unavailable_pieces(start, end, label, res.id)
                 )
+                if padded and label.reason is Reason.FULLY_BOOKED:
+                    padding.extend(
+                        (minute, res.index, piece)
+                        for minute, piece in padding_pieces(calc, res, start, end)
+                    )
     found.sort(key=lambda item: (item[0], item[1]))
-    return UnavailableTimes(unavailable_times=tuple(item[2] for item in found))
+    padding.sort(key=lambda item: (item[0], item[1]))
+    names = names_of(calc)
+    return UnavailableTimes(
+        unavailable_times=tuple(item[2] for item in found),
+        names=names,
+        zone_name=str(calc.output.tz),
+        resources=tuple(res.id for res in calc.candidates),
+        padding=tuple(item[2] for item in padding),
+        title=title_text(
+            snapshot.service.name,
+            snapshot.location.name,
+            query.start_date,
+            query.end_date,
+            str(calc.output.tz),
+        ),
+    )
 
 
 def free_time(

@@ -1,36 +1,79 @@
 """
-Availability at a glance: short reprs and a week grid in plain HTML for notebooks (issue 14).
+Availability at a glance: short reprs and week grids in plain HTML for notebooks (issues 14, 22).
 
-The grid has a column per date and a row per hour. For available times each cell lists the
-slots starting in that hour (``09:00 09:15 …``, each resource's initials when several take the
-service); for unavailable times each cell is shaded by the reason that covers most of the hour
-and names it. No JavaScript and no dependency: Jupyter shows it as it is, and it reads in any
-browser when written to a file.
+Each grid has a column per date and a row per hour, in the wall time of the result's zone (the
+location's unless the query asked for another), and names resources, the service and the
+location by their names. Available times read three ways: ``times`` (each hour's starts, with
+the names of the resources that start then), ``resources`` (one grid per resource) and
+``counts`` (how many resources start a slot in each hour; their names on hover). Unavailable
+times read two ways: ``combined`` (each hour says what holds for whom: a reason shared by every
+resource shades the cell, otherwise the cell lists who is free and who is not, and why) and
+``resources`` (one grid per resource, each hour shaded by what covers most of it). No JavaScript
+and no dependency: Jupyter shows it as it is, and it reads in any browser when written to a file.
 """
 
 from __future__ import annotations
 
 import collections
 import html
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import date, datetime, timedelta
-from typing import Any, Final
+from typing import Any, Final, Literal
 
-__all__ = ["days_html", "range_text", "times_html", "unavailable_html"]
+import attrs
+
+__all__ = [
+    "HtmlView",
+    "TimesView",
+    "UnavailableView",
+    "days_html",
+    "range_text",
+    "times_html",
+    "title_text",
+    "unavailable_html",
+]
+
+TimesView = Literal["times", "resources", "counts"]
+"""How a grid of available times reads: starts with names, a grid per resource, or counts."""
+
+UnavailableView = Literal["combined", "resources"]
+"""How a grid of unavailable times reads: what holds for whom, or a grid per resource."""
 
 _STYLE: Final = (
     "<style>"
-    ".sw-grid{border-collapse:collapse;font:12px/1.3 system-ui,sans-serif}"
+    ".sw-grid{border-collapse:collapse;font:12px/1.3 system-ui,sans-serif;margin-bottom:8px}"
     ".sw-grid th,.sw-grid td{border:1px solid #ddd;padding:2px 6px;vertical-align:top}"
     ".sw-grid th{background:#f4f4f4}"
+    ".sw-grid caption{text-align:left;font-weight:600;padding:2px 0}"
     ".sw-free{background:#e7f6e7}"
+    ".sw-mixed{background:#fbfbe8}"
     ".sw-TP,.sw-BA{background:#eee;color:#777}"
     ".sw-CL,.sw-HO{background:#ddd}"
     ".sw-SH,.sw-RH,.sw-AL{background:#f3f0e0}"
     ".sw-CB,.sw-SB,.sw-RB,.sw-EB{background:#fde2cf}"
     ".sw-BK,.sw-DL{background:#f8d0d0}"
+    ".sw-legend{font:11px system-ui,sans-serif;color:#555}"
     "</style>"
 )
+_FREE: Final = "free"
+_CLOSED: Final = frozenset({"TP", "BA", "CL", "HO"})
+
+
+@attrs.frozen
+class HtmlView:
+    """
+    An HTML grid that Jupyter shows as it is (``_repr_html_``); ``str()`` gives the markup.
+
+    .. versionadded:: 0.1
+    """
+
+    html: str
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __str__(self) -> str:
+        return self.html
 
 
 def range_text(first: date, last: date) -> str:
@@ -44,86 +87,190 @@ def range_text(first: date, last: date) -> str:
     return f"{first.isoformat()}..{last:%d}"
 
 
-def _initials(resource_id: str | None, names: dict[str, str]) -> str:
-    if resource_id is None:
-        return ""
-    name = names.get(resource_id, resource_id)
-    return "".join(part[:1] for part in name.split()[:2]).upper()
+def title_text(service: str, location: str | None, first: date, last: date, zone: str) -> str:
+    """Return ``Massage at Downtown, Mon 23 Nov - Sun 29 Nov 2026 (America/New_York)``."""
+    dates = f"{first:%a %d %b}" if first == last else f"{first:%a %d %b} - {last:%a %d %b}"
+    where = f" at {location}" if location else ""
+    return f"{service}{where}, {dates} {last:%Y} ({zone})"
 
 
-def _table(dates: list[date], hours: list[int], cell: Any, caption: str) -> str:
+def _table(
+    dates: list[date], hours: list[int], cell: Callable[[date, int], str], caption: str
+) -> str:
     head = "".join(f"<th>{day:%a %d %b}</th>" for day in dates)
     rows = []
     for hour in hours:
         cells = "".join(cell(day, hour) for day in dates)
         rows.append(f"<tr><th>{hour:02d}:00</th>{cells}</tr>")
     return (
-        f"{_STYLE}<table class='sw-grid'><caption>{html.escape(caption)}</caption>"
+        f"<table class='sw-grid'><caption>{html.escape(caption)}</caption>"
         f"<thead><tr><th></th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
 
-def times_html(result: Any, *, names: dict[str, str] | None = None) -> str:
-    """Return the week grid of an ``AvailableTimes``: the slots starting in each hour."""
+def _hhmm(slot: Any) -> str:
+    return f"{slot.time // 100:02d}:{slot.time % 100:02d}"
+
+
+def _who(result: Any, slot: Any) -> str:
+    ids = slot.resource_ids if len(slot.resource_ids) > 1 else (slot.resource_id,)
+    return " + ".join(result.name_of(rid) or "" for rid in ids if rid)
+
+
+def times_html(result: Any, *, view: TimesView = "times") -> str:
+    """Return a week grid of an ``AvailableTimes`` (see the module docstring for *view*)."""
     slots = list(result.available_times)
-    caption = repr(result)
+    caption = result.title
     if not slots:
         return f"{_STYLE}<p class='sw-grid'>{html.escape(caption)}: no bookable time.</p>"
-    several = len({slot.resource_id for slot in slots}) > 1
-    by_cell: dict[tuple[date, int], list[str]] = collections.defaultdict(list)
-    for slot in slots:
-        label = f"{slot.time // 100:02d}:{slot.time % 100:02d}"
-        if several:
-            label += f" {_initials(slot.resource_id, names or {})}"
-        by_cell[slot.date, slot.time // 100].append(label)
     dates = _dates(result.start_date, result.end_date)
-    hours = list(range(min(h for _, h in by_cell), max(h for _, h in by_cell) + 1))
+    hours = list(range(min(s.time // 100 for s in slots), max(s.time // 100 for s in slots) + 1))
+    if view == "resources":
+        tables = []
+        for rid, name in result.resource_names().items():
+            own = [s for s in slots if rid in (s.resource_id, *s.resource_ids)]
+            tables.append(_times_table(result, own, dates, hours, f"{name}: {caption}", False))
+        return _STYLE + "".join(tables)
+    if view == "counts":
+        return _STYLE + _counts_table(result, slots, dates, hours, caption)
+    several = (
+        len({(s.date, s.time) for s in slots}) < len(slots) or len(result.resource_names()) > 1
+    )
+    return _STYLE + _times_table(result, slots, dates, hours, caption, several)
+
+
+def _times_table(
+    result: Any, slots: list[Any], dates: list[date], hours: list[int], caption: str, names: bool
+) -> str:
+    by_cell: dict[tuple[date, int], dict[str, list[str]]] = collections.defaultdict(dict)
+    for slot in slots:
+        by_cell[slot.date, slot.time // 100].setdefault(_hhmm(slot), []).append(_who(result, slot))
 
     def cell(day: date, hour: int) -> str:
         found = by_cell.get((day, hour))
         if not found:
             return "<td></td>"
-        return f"<td class='sw-free'>{html.escape(' '.join(found))}</td>"
+        if not names:
+            return f"<td class='sw-free'>{html.escape(' '.join(found))}</td>"
+        lines = (f"{time} {', '.join(sorted(who))}" for time, who in found.items())
+        return f"<td class='sw-free'>{'<br>'.join(html.escape(line) for line in lines)}</td>"
 
     return _table(dates, hours, cell, caption)
 
 
-def unavailable_html(result: Any) -> str:
-    """Return the week grid of an ``UnavailableTimes``: each hour shaded by its main reason."""
-    stretches = list(result.unavailable_times)
-    caption = repr(result)
-    if not stretches:
-        return f"{_STYLE}<p class='sw-grid'>{html.escape(caption)}</p>"
-    # Minutes of each (date, hour) covered by each reason, in the stretches' own wall time.
-    covered: dict[tuple[date, int], collections.Counter[tuple[str, str]]] = collections.defaultdict(
-        collections.Counter
-    )
-    for stretch in stretches:
-        _cover(covered, stretch.start, stretch.end, (stretch.reason_code.value, stretch.reason))
-    dates = sorted({day for day, _ in covered})
-    hours = list(range(24))
+def _counts_table(
+    result: Any, slots: list[Any], dates: list[date], hours: list[int], caption: str
+) -> str:
+    total = len(result.resource_names())
+    who: dict[tuple[date, int], set[str]] = collections.defaultdict(set)
+    for slot in slots:
+        who[slot.date, slot.time // 100].add(_who(result, slot))
 
     def cell(day: date, hour: int) -> str:
-        counts = covered.get((day, hour))
-        if not counts:
-            return "<td class='sw-free'></td>"
-        (code, reason), _ = counts.most_common(1)[0]
-        return f"<td class='sw-{code}' title='{html.escape(reason)}'>{code}</td>"
+        found = who.get((day, hour))
+        if not found:
+            return "<td></td>"
+        names = ", ".join(sorted(found))
+        return f"<td class='sw-free' title='{html.escape(names)}'>{len(found)}</td>"
 
-    return _table(_dates(dates[0], dates[-1]), hours, cell, caption)
+    heading = f"{caption}: resources with a start in each hour (of {total})"
+    return _table(dates, hours, cell, heading)
+
+
+def unavailable_html(result: Any, *, view: UnavailableView = "combined") -> str:
+    """Return a week grid of an ``UnavailableTimes`` (see the module docstring for *view*)."""
+    stretches = list(result.unavailable_times)
+    caption = f"Unavailable: {result.title}"
+    if not stretches:
+        return f"{_STYLE}<p class='sw-grid'>{html.escape(caption)}: nothing unavailable.</p>"
+    names = result.resource_names()
+    # Minutes of each (resource, date, hour) covered by each code, in the stretches' wall time.
+    covered: dict[tuple[str, date, int], collections.Counter[str]] = collections.defaultdict(
+        collections.Counter
+    )
+    texts: dict[str, str] = {}
+    for stretch in stretches:
+        code = stretch.reason_code.value
+        texts.setdefault(code, stretch.reason)
+        _cover(covered, stretch.resource_id or "", stretch.start, stretch.end, code)
+    dates = _dates(stretches[0].date, max(stretch.date for stretch in stretches))
+
+    def state(rid: str, day: date, hour: int) -> str:
+        counts = covered.get((rid, day, hour), collections.Counter())
+        free = 60 - sum(counts.values())
+        code, most = counts.most_common(1)[0] if counts else (_FREE, 0)
+        return _FREE if free > 0 and free >= most else code
+
+    states = {
+        (day, hour): {rid: state(rid, day, hour) for rid in names}
+        for day in dates
+        for hour in range(24)
+    }
+    open_hours = [
+        hour
+        for hour in range(24)
+        if any(s not in _CLOSED for day in dates for s in states[day, hour].values())
+    ]
+    hours = list(range(open_hours[0], open_hours[-1] + 1)) if open_hours else list(range(24))
+    legend = " · ".join(f"{code} {text}" for code, text in sorted(texts.items()))
+    legend_html = f"<p class='sw-legend'>{html.escape(legend)}</p>"
+    if view == "resources":
+        tables = [
+            _table(dates, hours, _shaded(states, rid, texts), f"{name}: {caption}")
+            for rid, name in names.items()
+        ]
+        return _STYLE + "".join(tables) + legend_html
+    return _STYLE + _table(dates, hours, _combined(states, names, texts), caption) + legend_html
+
+
+def _shaded(
+    states: dict[tuple[date, int], dict[str, str]], rid: str, texts: dict[str, str]
+) -> Callable[[date, int], str]:
+    def cell(day: date, hour: int) -> str:
+        found = states[day, hour][rid]
+        if found == _FREE:
+            return "<td class='sw-free'></td>"
+        return f"<td class='sw-{found}' title='{html.escape(texts[found])}'>{found}</td>"
+
+    return cell
+
+
+def _combined(
+    states: dict[tuple[date, int], dict[str, str]], names: dict[str, str], texts: dict[str, str]
+) -> Callable[[date, int], str]:
+    def cell(day: date, hour: int) -> str:
+        by_state: dict[str, list[str]] = {}
+        for rid, found in states[day, hour].items():
+            by_state.setdefault(found, []).append(names[rid])
+        if len(by_state) == 1:
+            [found] = by_state
+            if found == _FREE:
+                return "<td class='sw-free'></td>"
+            return f"<td class='sw-{found}' title='{html.escape(texts[found])}'>{found}</td>"
+        # Mixed: who is free first, then each reason; a person reads who can take the hour.
+        order = sorted(by_state, key=lambda s: (s != _FREE, s))
+        lines = [f"{found} {', '.join(by_state[found])}" for found in order]
+        title = "; ".join(
+            f"{'free' if s == _FREE else texts[s]}: {', '.join(by_state[s])}" for s in order
+        )
+        body = "<br>".join(html.escape(line) for line in lines)
+        return f"<td class='sw-mixed' title='{html.escape(title)}'>{body}</td>"
+
+    return cell
 
 
 def _cover(
-    covered: dict[tuple[date, int], collections.Counter[tuple[str, str]]],
+    covered: dict[tuple[str, date, int], collections.Counter[str]],
+    rid: str,
     start: datetime,
     end: datetime,
-    key: tuple[str, str],
+    code: str,
 ) -> None:
     moment = start
     while moment < end:
         hour_end = (moment + timedelta(hours=1)).replace(minute=0, second=0, microsecond=0)
         step = min(hour_end, end)
-        covered[moment.date(), moment.hour][key] += int((step - moment).total_seconds() // 60)
+        covered[rid, moment.date(), moment.hour][code] += int((step - moment).total_seconds() // 60)
         moment = step
 
 

@@ -6,7 +6,7 @@ Field names follow the spec's response elements in snake_case (decisions 14 and 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from typing import Any, Final
 
@@ -15,13 +15,23 @@ import attrs
 from slotwise.model._enum import SpecEnum
 from slotwise.tables import Tabular
 
-from .grid import count_codes, days_html, range_text, times_html, unavailable_html
+from .grid import (
+    HtmlView,
+    TimesView,
+    UnavailableView,
+    count_codes,
+    days_html,
+    range_text,
+    times_html,
+    title_text,
+    unavailable_html,
+)
 
 __all__ = [
     "AvailableTimes",
     "Day",
     "DayAvailability",
-    "Explanation",
+    "Named",
     "Reason",
     "Slot",
     "UnavailableTime",
@@ -50,6 +60,27 @@ class Reason(SpecEnum):
     DAILY_LIMIT = "DL"
     EXTERNAL_BUSY = "EB"
     """Busy in the resource's external calendar (slotwise's own code)."""
+
+
+class Named:
+    """
+    Mixin of the results that know the names of their resources, service and location.
+
+    A class supplies ``_names`` (names by id); ids stay in the data, names are for people.
+
+    .. versionadded:: 0.1
+    """
+
+    __slots__ = ()
+    _names: Mapping[str, str]
+
+    def name_of(self, entity_id: str | None) -> str | None:
+        """
+        Return the name of a resource, the service or the location of this result (else the id).
+
+        .. versionadded:: 0.1
+        """
+        return None if entity_id is None else self._names.get(entity_id, entity_id)
 
 
 @attrs.frozen(kw_only=True)
@@ -166,7 +197,7 @@ new_slot: Final = _slot_builder()
 
 
 @attrs.frozen(kw_only=True, repr=False)
-class AvailableTimes(Tabular):
+class AvailableTimes(Named, Tabular):
     """
     The available-times response: header fields and the slots, sorted by start then resource.
 
@@ -195,9 +226,48 @@ class AvailableTimes(Tabular):
     available_days: tuple[Day, ...]
     available_times: tuple[Slot, ...]
     object: str = "availableTimes"
+    _names: Mapping[str, str] = attrs.field(factory=dict, eq=False, alias="names")
+    """Names by id: the candidate resources, the service and the location (for people, not the wire)."""
+    _zone_name: str = attrs.field(default="UTC", eq=False, alias="zone_name")
+    """The zone the times are in (the query's offset or zone, else the location's)."""
+    _resources: tuple[str, ...] = attrs.field(default=(), eq=False, alias="resources")
+    """The candidate resources' ids, with slots or not."""
+    _row_class = Slot
+    _extra_columns = ("resource_name",)
 
     def _rows(self) -> tuple[Any, ...]:
         return self.available_times
+
+    def _zone(self) -> str:
+        return self._zone_name
+
+    def _extra(self, row: dict[str, Any]) -> None:
+        row["resource_name"] = self.name_of(row["resource_id"])
+
+    @property
+    def title(self) -> str:
+        """
+        The query in words: ``Massage at Downtown, Mon 23 Nov - Sun 29 Nov 2026 (America/New_York)``.
+
+        .. versionadded:: 0.1
+        """
+        return title_text(
+            self.service_name,
+            self.name_of(self.location_id),
+            self.start_date,
+            self.end_date,
+            self._zone_name,
+        )
+
+    def grid(self, view: TimesView = "times") -> HtmlView:
+        """
+        Return a week grid for Jupyter: ``times`` (each hour's starts with the resources' names),
+        ``resources`` (one grid per resource) or ``counts`` (how many resources start a slot
+        in each hour, their names on hover).
+
+        .. versionadded:: 0.1
+        """
+        return HtmlView(times_html(self, view=view))
 
     def __repr__(self) -> str:
         first = self.available_times[0].start if self.available_times else None
@@ -212,7 +282,22 @@ class AvailableTimes(Tabular):
         printer.text(repr(self))
 
     def _repr_html_(self) -> str:
-        return times_html(self)
+        # Several slots at one start (five staff free at 09:00) make a cell unreadable: counts.
+        starts = {slot.start for slot in self.available_times}
+        return times_html(
+            self, view="times" if len(starts) == len(self.available_times) else "counts"
+        )
+
+    def resource_names(self) -> dict[str, str]:
+        """
+        Return the names of the candidate resources (and of any with slots), by id, sorted by name.
+
+        .. versionadded:: 0.1
+        """
+        found = {rid for slot in self.available_times for rid in (slot.resource_ids or ())}
+        found |= {slot.resource_id for slot in self.available_times if slot.resource_id}
+        found |= set(self._resources)
+        return _sorted_names(found, self._names)
 
 
 @attrs.frozen(kw_only=True)
@@ -253,6 +338,7 @@ class DayAvailability(Tabular):
     first_available_date: date | None
     available_days: tuple[Day, ...]
     object: str = "dayAvailability"
+    _row_class = Day
 
     def _rows(self) -> tuple[Any, ...]:
         return self.available_days
@@ -295,7 +381,7 @@ class UnavailableTime:
 
 
 @attrs.frozen(kw_only=True, repr=False)
-class UnavailableTimes(Tabular):
+class UnavailableTimes(Named, Tabular):
     """
     The unavailable-times response.
 
@@ -304,9 +390,73 @@ class UnavailableTimes(Tabular):
 
     unavailable_times: tuple[UnavailableTime, ...]
     object: str = "unavailableTimes"
+    _names: Mapping[str, str] = attrs.field(factory=dict, eq=False, alias="names")
+    """Names by id: the candidate resources, the service and the location (for people, not the wire)."""
+    _resources: tuple[str, ...] = attrs.field(default=(), eq=False, alias="resources")
+    """The candidate resources' ids, free or not."""
+    _padding: tuple[UnavailableTime, ...] = attrs.field(default=(), eq=False, alias="padding")
+    """The parts of the ``BK`` stretches that are an appointment's padding (its id the entity)."""
+    _zone_name: str = attrs.field(default="UTC", eq=False, alias="zone_name")
+    """The zone the times are in (the query's offset or zone, else the location's)."""
+    _title: str = attrs.field(default="", eq=False, alias="title")
+    """The query in words (service, location, dates, zone); see :attr:`title`."""
+    _row_class = UnavailableTime
+    _extra_columns = ("resource_name", "entity_name")
 
     def _rows(self) -> tuple[Any, ...]:
         return self.unavailable_times
+
+    def _zone(self) -> str:
+        return self._zone_name
+
+    def _extra(self, row: dict[str, Any]) -> None:
+        row["resource_name"] = self.name_of(row["resource_id"])
+        row["entity_name"] = (
+            self.name_of(row["entity_id"]) if row["entity_type"] != "block" else row["reason"]
+        )
+
+    def resource_names(self) -> dict[str, str]:
+        """
+        Return the names of the candidate resources, by id, sorted by name.
+
+        .. versionadded:: 0.1
+        """
+        found = set(self._resources)
+        found |= {item.resource_id for item in self.unavailable_times if item.resource_id}
+        return _sorted_names(found, self._names)
+
+    @property
+    def padding(self) -> tuple[UnavailableTime, ...]:
+        """
+        The parts of the ``BK`` stretches that are padding after an appointment.
+
+        Each names the appointment as its entity (``entity_type`` ``"appointment"``); the
+        stretches themselves stay as decision 15 merges them.
+
+        .. versionadded:: 0.1
+        """
+        return self._padding
+
+    @property
+    def title(self) -> str:
+        """
+        The query in words (as :attr:`AvailableTimes.title`), else the dates the stretches cover.
+
+        .. versionadded:: 0.1
+        """
+        if self._title:
+            return self._title
+        stretches = self.unavailable_times
+        return range_text(stretches[0].date, stretches[-1].date) if stretches else ""
+
+    def grid(self, view: UnavailableView = "combined") -> HtmlView:
+        """
+        Return a week grid for Jupyter: ``combined`` (each hour says what holds for whom) or
+        ``resources`` (one grid per resource, each hour shaded by its main reason).
+
+        .. versionadded:: 0.1
+        """
+        return HtmlView(unavailable_html(self, view=view))
 
     def __repr__(self) -> str:
         stretches = self.unavailable_times
@@ -323,54 +473,6 @@ class UnavailableTimes(Tabular):
         return unavailable_html(self)
 
 
-@attrs.frozen(kw_only=True, repr=False)
-class Explanation(Tabular):
-    """
-    Why one candidate time is or is not offered (``workspace.availability.explain``).
-
-    ``offered`` tells whether the calculator lists the time (for ``resource_id``, or for any
-    resource when none is named). ``reasons`` are the unavailable stretches (decision 15) of
-    the candidate resources that overlap ``[start, end)``: each with its code, its text (a
-    block's reason, "Fully booked", ...), the entity behind it and the resource. When the time
-    is not offered and nothing overlaps, the time is between the slot grid's starts:
-    ``off_grid`` is true and ``nearest`` holds the offered starts just before and after it.
-
-    .. versionadded:: 0.1
-    """
-
-    service_id: str
-    start: datetime
-    end: datetime
-    resource_id: str | None
-    offered: bool
-    reasons: tuple[UnavailableTime, ...]
-    off_grid: bool = False
-    nearest: tuple[datetime, ...] = ()
-    object: str = "explanation"
-
-    @property
-    def summary(self) -> list[str]:
-        """Return one line per reason ("RB Lunch 12:00-13:00 (resource r1)"), or why not."""
-        if self.offered:
-            return ["offered"]
-        lines = [
-            f"{reason.reason_code.value} {reason.reason} "
-            f"{reason.from_time // 100:02d}:{reason.from_time % 100:02d}-"
-            f"{reason.to_time // 100:02d}:{reason.to_time % 100:02d}"
-            + (f" (resource {reason.resource_id})" if reason.resource_id else "")
-            for reason in self.reasons
-        ]
-        if self.off_grid:
-            shown = ", ".join(moment.isoformat() for moment in self.nearest) or "none that day"
-            lines.append(f"not on the slot grid; nearest offered starts: {shown}")
-        return lines
-
-    def _rows(self) -> tuple[Any, ...]:
-        return self.reasons
-
-    def __repr__(self) -> str:
-        verdict = "offered" if self.offered else "; ".join(self.summary)
-        return f"Explanation({self.start.isoformat()}: {verdict})"
-
-    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        printer.text(repr(self))
+def _sorted_names(ids: set[str], names: Mapping[str, str]) -> dict[str, str]:
+    """Return ``{id: name}`` for *ids*, sorted by name then id (a missing name is the id)."""
+    return dict(sorted(((rid, names.get(rid, rid)) for rid in ids), key=lambda p: (p[1], p[0])))

@@ -10,7 +10,7 @@ clock once and hands all three to the pure calculator.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any, TypedDict, Unpack
 
 import attrs
@@ -18,12 +18,12 @@ import attrs
 from slotwise._time import zone
 from slotwise.availability.busy import fetch_busy_time
 from slotwise.availability.calculator import available_times, day_availability, unavailable_times
+from slotwise.availability.explain import explain_time
+from slotwise.availability.explanation import Explanation
 from slotwise.availability.query import AvailabilityQuery
 from slotwise.availability.results import (
     AvailableTimes,
     DayAvailability,
-    Explanation,
-    UnavailableTime,
     UnavailableTimes,
 )
 from slotwise.availability.snapshot import (
@@ -192,8 +192,10 @@ class AvailabilityOperations:
         location dates the candidate ``[start, start + duration)`` touches, round robin
         ``none``: ``offered`` is whether :meth:`times` lists *start* (for *resource_id*, or
         for any resource), ``reasons`` the stretches :meth:`unavailable` reports that overlap
-        the candidate. A time between the grid's starts has ``off_grid`` and the ``nearest``
-        offered starts. A slotwise extension (``GET
+        the candidate, and those of full bookings and external busy time that overlap the
+        service's padding after it; a fully booked reason names the appointment that holds the
+        time and says when it is padding. A time between the grid's starts has ``off_grid``
+        and the ``nearest`` offered starts. Times come back in the location's zone. A slotwise extension (``GET
         /consumer/v1/availability/{serviceId}/explain``), not in the spec.
 
         Raises:
@@ -217,40 +219,7 @@ class AvailabilityOperations:
             fields["duration"] = duration
         query = self._query(service_id, first, last, fields)
         snapshot = self._snapshot(query)
-        now = ctx.clock.now()
-        slots = available_times(snapshot, query, now).available_times
-        # Compared in UTC: an aware time in a DST fold never equals one of another zone (PEP 495).
-        wanted = start.astimezone(UTC)
-        offered = any(
-            slot.start.astimezone(UTC) == wanted
-            and (resource_id is None or slot.resource_id == resource_id)
-            for slot in slots
-        )
-        reasons: tuple[UnavailableTime, ...] = ()
-        nearest: tuple[datetime, ...] = ()
-        if not offered:
-            reasons = tuple(
-                stretch
-                for stretch in unavailable_times(snapshot, query, now).unavailable_times
-                if stretch.start < end
-                and stretch.end > start
-                and (resource_id is None or stretch.resource_id in (None, resource_id))
-            )
-            if not reasons:
-                starts = sorted({slot.start.astimezone(UTC) for slot in slots})
-                before = [moment for moment in starts if moment < wanted][-1:]
-                after = [moment for moment in starts if moment > wanted][:1]
-                nearest = (*before, *after)
-        return Explanation(
-            service_id=service_id,
-            start=start,
-            end=end,
-            resource_id=resource_id,
-            offered=offered,
-            reasons=reasons,
-            off_grid=not offered and not reasons,
-            nearest=nearest,
-        )
+        return explain_time(snapshot, query, ctx.clock.now(), start, resource_id=resource_id)
 
     def for_reschedule(
         self,
