@@ -171,13 +171,13 @@ def _serve(arguments: argparse.Namespace, out: TextIO) -> None:
         from slotwise.http._logs import uvicorn_log_config
     except ImportError:
         raise MissingDependency(feature="slotwise serve", extra="http") from None
+    if arguments.threads is not None and arguments.threads < 1:
+        raise OutOfRange(field="threads", allowed="at least 1", requested=arguments.threads)
     # Workers are separate processes: they build their app from the environment.
     os.environ[_DB_VARIABLE] = arguments.db
     os.environ["SLOTWISE_LOG_LEVEL"] = arguments.log_level
     os.environ["SLOTWISE_LOG_FORMAT"] = arguments.log_format
     if arguments.threads is not None:
-        if arguments.threads < 1:
-            raise OutOfRange(field="threads", allowed="at least 1", requested=arguments.threads)
         os.environ["SLOTWISE_THREADS"] = str(arguments.threads)
     if arguments.with_worker:
         os.environ["SLOTWISE_WITH_WORKER"] = "1"

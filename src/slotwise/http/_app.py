@@ -26,7 +26,7 @@ from ._logs import LogFormat, RequestLog, configure_logging
 from ._routes import ROUTES
 from ._threads import Offload, threads_for
 
-__all__ = ["DEFAULT_MAX_BODY_SIZE", "app_from_environment", "configure_logging", "create_app"]
+__all__ = ["DEFAULT_MAX_BODY_SIZE", "app_from_environment", "create_app"]
 
 DEFAULT_MAX_BODY_SIZE: Final = 1024 * 1024
 """Request bodies above this many bytes are refused with 413 (1 MiB)."""
