@@ -31,7 +31,7 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _environment() -> dict[str, str]:
+def child_environment() -> dict[str, str]:
     """The child's environment: this process's, with the source tree first when testing it."""
     environment = dict(os.environ)
     import slotwise
@@ -68,7 +68,7 @@ def seed(url: str) -> dict[str, str]:
         [sys.executable, "-m", "slotwise", "demo", "--db", url],
         capture_output=True,
         text=True,
-        env=_environment(),
+        env=child_environment(),
         timeout=120,
         check=True,
     )
@@ -84,7 +84,7 @@ def served(url: str, *options: str) -> Iterator[Served]:
         [sys.executable, "-m", "slotwise", "serve", "--db", url, "--port", str(port), *options],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-        env=_environment(),
+        env=child_environment(),
     )
     server = Served(base=f"http://127.0.0.1:{port}", ids=ids, process=process)
     try:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
-import os
 import subprocess
 import sys
 import tomllib
@@ -25,6 +24,8 @@ pytest.importorskip("litestar")
 pytest.importorskip("sqlalchemy")
 pytest.importorskip("pycountry")
 packaging_requirements = pytest.importorskip("packaging.requirements")
+
+from tests.http._served import child_environment  # noqa: E402 -- after the extras are known
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -122,12 +123,9 @@ def test_serving_needs_only_what_the_http_extra_installs(tmp_path: Path):
         and not any(d.lower().replace("_", "-") in installed for d in distributions)
     )
     environment = {
-        **os.environ,
+        **child_environment(),
         "SLOTWISE_DB": f"sqlite:///{tmp_path / 'extra.db'}",
         "SLOTWISE_TEST_BLOCKED": json.dumps(blocked),
-        "PYTHONPATH": os.pathsep.join(
-            [str(ROOT / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]
-        ),
     }
     done = subprocess.run(
         [sys.executable, "-c", _SERVE], capture_output=True, text=True, env=environment, timeout=300
