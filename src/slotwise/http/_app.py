@@ -65,8 +65,6 @@ def create_app(
         OutOfRange: when *threads* is below 1.
 
     .. versionadded:: 0.1
-    .. versionchanged:: 0.1
-       Operations run on worker threads (*threads*); ``/docs`` needs no internet.
     """
     scheduler = scheduler if scheduler is not None else Scheduler()
     offload = Offload(threads if threads is not None else threads_for(scheduler.store))
@@ -77,7 +75,7 @@ def create_app(
             raise NotAuthenticated()
         return scheduler.for_token(header[len(_BEARER) :].strip())
 
-    def read_something() -> dict[str, str]:
+    def check_store() -> dict[str, str]:
         with scheduler.store.read() as reader:
             reader.get(Company, "-")
         return {"status": "ok", "version": VERSION}
@@ -85,7 +83,7 @@ def create_app(
     @get("/healthz", include_in_schema=True, security=[{}], tags=["service"])
     async def healthz() -> dict[str, str]:
         """Answer when the store answers a read (503 when it cannot be reached)."""
-        return await offload.run(read_something)
+        return await offload.run(check_store)
 
     def calendar_of(id: str, request: Request[Any, Any, Any]) -> Response[bytes]:
         workspace = provide_workspace(request)

@@ -106,8 +106,7 @@ def configure_logging(level: str = "info", *, format: LogFormat = "text") -> Non
     Raises:
         InvalidChoice: for another *format*.
 
-    .. versionchanged:: 0.1
-       *format* added.
+    .. versionadded:: 0.1
     """
     handler = logging.StreamHandler()
     handler.setFormatter(_formatter(format))
