@@ -1,8 +1,8 @@
 """
 The ``slotwise`` command line (also ``python -m slotwise``)::
 
-    slotwise serve  [--db URL] [--host 127.0.0.1] [--port 8000] [--workers N] [--log-level info]
-                    [--with-worker]
+    slotwise serve  [--db URL] [--host 127.0.0.1] [--port 8000] [--workers N] [--threads N]
+                    [--log-level info] [--log-format text|json] [--with-worker]
     slotwise worker [--db URL] [--schema NAME] [--concurrency N] [--batch N] [--lease SECONDS]
                     [--allow-local-webhooks]
     slotwise demo   [--db URL]
@@ -28,10 +28,10 @@ import re
 import sys
 from collections.abc import Sequence
 from datetime import timedelta
-from typing import TextIO
+from typing import Any, TextIO
 
 from slotwise._version import VERSION
-from slotwise.errors import MissingDependency, SlotwiseError
+from slotwise.errors import MissingDependency, OutOfRange, SlotwiseError
 from slotwise.model import ApiToken, Principal, RoundRobin
 from slotwise.scheduler import Scheduler
 
@@ -56,7 +56,19 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")
     serve.add_argument("--workers", type=int, default=1, help="worker processes")
+    serve.add_argument(
+        "--threads",
+        type=int,
+        help="operations each process runs at once (default: the store's connection pool, "
+        "pool_size + max_overflow, 15)",
+    )
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.add_argument(
+        "--log-format",
+        default="text",
+        choices=["text", "json"],
+        help="text lines, or one JSON object a line (default: text)",
+    )
     serve.add_argument(
         "--max-body-size", type=int, help="largest request body in bytes (default: 1 MiB)"
     )
@@ -156,11 +168,17 @@ def _serve(arguments: argparse.Namespace, out: TextIO) -> None:
         import uvicorn
 
         from slotwise.http import configure_logging
+        from slotwise.http._logs import uvicorn_log_config
     except ImportError:
         raise MissingDependency(feature="slotwise serve", extra="http") from None
+    if arguments.threads is not None and arguments.threads < 1:
+        raise OutOfRange(field="threads", allowed="at least 1", requested=arguments.threads)
     # Workers are separate processes: they build their app from the environment.
     os.environ[_DB_VARIABLE] = arguments.db
     os.environ["SLOTWISE_LOG_LEVEL"] = arguments.log_level
+    os.environ["SLOTWISE_LOG_FORMAT"] = arguments.log_format
+    if arguments.threads is not None:
+        os.environ["SLOTWISE_THREADS"] = str(arguments.threads)
     if arguments.with_worker:
         os.environ["SLOTWISE_WITH_WORKER"] = "1"
     if arguments.allow_local_webhooks:
@@ -168,9 +186,12 @@ def _serve(arguments: argparse.Namespace, out: TextIO) -> None:
     if arguments.max_body_size is not None:
         os.environ["SLOTWISE_MAX_BODY_SIZE"] = str(arguments.max_body_size)
     _scheduler(arguments.db).store.close()  # type: ignore[attr-defined]  # fail fast, schema ready
-    configure_logging(arguments.log_level)
+    configure_logging(arguments.log_level, format=arguments.log_format)
     print(f"slotwise {VERSION} serving {_shown_url(arguments.db)}", file=out)
     print(f"  http://{arguments.host}:{arguments.port}/docs", file=out, flush=True)
+    # uvicorn's own records (startup, shutdown): its text lines, or JSON like slotwise's.
+    log_config = uvicorn_log_config(arguments.log_level, arguments.log_format)
+    logs: dict[str, Any] = {} if log_config is None else {"log_config": log_config}
     uvicorn.run(
         "slotwise.http:app_from_environment",
         factory=True,
@@ -179,6 +200,7 @@ def _serve(arguments: argparse.Namespace, out: TextIO) -> None:
         workers=arguments.workers,
         log_level=arguments.log_level,
         access_log=False,  # slotwise logs each request with its request id
+        **logs,
     )
 
 

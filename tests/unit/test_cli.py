@@ -220,3 +220,11 @@ def test_serve_without_the_http_extra_says_which_extra(monkeypatch, capsys):
 
     assert 2 == status
     assert "http" in capsys.readouterr().err
+
+
+def test_serve_refuses_no_threads(capsys):
+    """``serve --threads 0`` exits 2 naming the option, before anything is served."""
+    status, _ = _run("serve", "--db", "sqlite://", "--threads", "0")
+
+    assert 2 == status
+    assert "threads" in capsys.readouterr().err

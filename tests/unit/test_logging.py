@@ -33,3 +33,18 @@ def test_changes_are_logged_and_reads_are_not(caplog):
     assert f"ServiceOperations.create -> {cut.id}" in messages
     assert any(m.startswith(f"appointment {booked.id}: create_booked - -> BK") for m in messages)
     assert before == after
+
+
+def test_checking_a_token_logs_nothing(caplog):
+    """Authenticating (every HTTP request does) writes no INFO line (issue 21)."""
+    from slotwise import Principal
+
+    scheduler = Scheduler(
+        clock=ManualClock(datetime(2026, 11, 23, 12, tzinfo=UTC)), ids=SequentialIds()
+    )
+    company = scheduler.create_company(name="Acme", timezone="America/New_York")
+    issued = scheduler.tokens.create(Principal(company_id=company.id), label="desk")
+    with caplog.at_level(logging.INFO, logger="slotwise"):
+        scheduler.for_token(issued.token)
+
+    assert [] == caplog.records

@@ -20,8 +20,8 @@ except ImportError as missing:  # pragma: no cover - exercised without the extra
 
 from ._app import DEFAULT_MAX_BODY_SIZE as DEFAULT_MAX_BODY_SIZE
 from ._app import app_from_environment as app_from_environment
-from ._app import configure_logging as configure_logging
 from ._app import create_app as create_app
+from ._logs import configure_logging as configure_logging
 from ._routes import ROUTES as ROUTES
 from ._routes import Route as Route
 

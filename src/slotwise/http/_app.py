@@ -4,32 +4,29 @@ The ASGI application: the route table served for one :class:`~slotwise.Scheduler
 
 from __future__ import annotations
 
-import itertools
-import logging
 import os
 import re
-import time
 from typing import Annotated, Any, Final
 
 from litestar import Litestar, Request, Response, get, route
-from litestar.enums import ScopeType
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.params import PathParameter
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from slotwise._version import VERSION
 from slotwise.errors import MissingDependency, NotAuthenticated, UnexpectedField
 from slotwise.model import Company
 from slotwise.scheduler import Scheduler, Workspace
 
-from ._errors import REQUEST_ID, handlers
+from ._docs import OfflineSwaggerUI
+from ._errors import handlers
 from ._handlers import error_responses, handler
+from ._logs import LogFormat, RequestLog, configure_logging
 from ._routes import ROUTES
+from ._threads import Offload, threads_for
 
-__all__ = ["DEFAULT_MAX_BODY_SIZE", "app_from_environment", "configure_logging", "create_app"]
+__all__ = ["DEFAULT_MAX_BODY_SIZE", "app_from_environment", "create_app"]
 
 DEFAULT_MAX_BODY_SIZE: Final = 1024 * 1024
 """Request bodies above this many bytes are refused with 413 (1 MiB)."""
@@ -41,6 +38,7 @@ def create_app(
     scheduler: Scheduler | None = None,
     *,
     max_body_size: int = DEFAULT_MAX_BODY_SIZE,
+    threads: int | None = None,
     debug: bool = False,
 ) -> Litestar:
     """
@@ -51,14 +49,25 @@ def create_app(
     ``scheduler.as_principal(principal)`` would in Python. ``/openapi.json``, ``/docs`` and
     ``/healthz`` are open.
 
+    Operations run on worker threads, never on the event loop, so a slow request (a long
+    availability range, a unit of work waiting for a database lock) does not hold up the
+    others; at most *threads* run at once, the rest wait for a thread.
+
     Args:
         scheduler: the scheduler to serve; a new in-memory one when omitted.
         max_body_size: request bodies above this many bytes answer 413.
+        threads: operations run at once; by default as many as the store has connections
+            (``store.max_connections``: 15 for a ``SQLStore`` made from a URL), 40 for a store
+            without a limit (``MemoryStore``).
         debug: Litestar's debug mode (tracebacks in bodies): never in production.
+
+    Raises:
+        OutOfRange: when *threads* is below 1.
 
     .. versionadded:: 0.1
     """
     scheduler = scheduler if scheduler is not None else Scheduler()
+    offload = Offload(threads if threads is not None else threads_for(scheduler.store))
 
     def provide_workspace(request: Request[Any, Any, Any]) -> Workspace:
         header = request.headers.get("authorization", "")
@@ -66,30 +75,17 @@ def create_app(
             raise NotAuthenticated()
         return scheduler.for_token(header[len(_BEARER) :].strip())
 
-    @get("/healthz", sync_to_thread=False, include_in_schema=True, security=[{}], tags=["service"])
-    def healthz() -> dict[str, str]:
-        """Answer when the store answers a read (503 when it cannot be reached)."""
+    def check_store() -> dict[str, str]:
         with scheduler.store.read() as reader:
             reader.get(Company, "-")
         return {"status": "ok", "version": VERSION}
 
-    @get(
-        "/setup/v1/resources/{id:str}/calendar.ics",
-        sync_to_thread=False,
-        media_type="text/calendar",
-        summary="A resource's calendar as iCalendar (RFC 5545)",
-        description="Its appointments (stable UIDs across reschedules, SEQUENCE raised), blocks "
-        "and allocations with their repeat rules. A slotwise extension (the ics extra).",
-        operation_id="resources_calendar_ics",
-        tags=["setup: resources"],
-        responses=error_responses(),
-        name="GET /setup/v1/resources/{id}/calendar.ics",
-    )
-    def resource_calendar(
-        id: Annotated[str, PathParameter()],
-        request: Request[Any, Any, Any],
-    ) -> Response[bytes]:
-        """Serve a resource's calendar for calendar clients to subscribe to."""
+    @get("/healthz", include_in_schema=True, security=[{}], tags=["service"])
+    async def healthz() -> dict[str, str]:
+        """Answer when the store answers a read (503 when it cannot be reached)."""
+        return await offload.run(check_store)
+
+    def calendar_of(id: str, request: Request[Any, Any, Any]) -> Response[bytes]:
         workspace = provide_workspace(request)
         for key in request.query_params:
             raise UnexpectedField(field=key, allowed=[])
@@ -99,24 +95,41 @@ def create_app(
             raise MissingDependency(feature="iCalendar feeds", extra="ics") from None
         return Response(content=export_resource(workspace, id), media_type="text/calendar")
 
+    @get(
+        "/setup/v1/resources/{id:str}/calendar.ics",
+        media_type="text/calendar",
+        summary="A resource's calendar as iCalendar (RFC 5545)",
+        description="Its appointments (stable UIDs across reschedules, SEQUENCE raised), blocks "
+        "and allocations with their repeat rules. A slotwise extension (the ics extra).",
+        operation_id="resources_calendar_ics",
+        tags=["setup: resources"],
+        responses=error_responses(),
+        name="GET /setup/v1/resources/{id}/calendar.ics",
+    )
+    async def resource_calendar(
+        id: Annotated[str, PathParameter()],
+        request: Request[Any, Any, Any],
+    ) -> Response[bytes]:
+        """Serve a resource's calendar for calendar clients to subscribe to."""
+        return await offload.run(calendar_of, id, request)
+
     @get("/openapi.json", sync_to_thread=False, include_in_schema=False)
     def openapi(request: Request[Any, Any, Any]) -> dict[str, Any]:
         """The OpenAPI 3.1 document of this service."""
         return request.app.openapi_schema.to_schema()
 
-    route_handlers = [handler(route, scheduler, provide_workspace) for route in ROUTES]
-    return Litestar(
+    route_handlers = [handler(route, scheduler, provide_workspace, offload) for route in ROUTES]
+    app = Litestar(
         route_handlers=[*_options_handlers(), *route_handlers, resource_calendar, healthz, openapi],
         exception_handlers=handlers(),
         request_max_body_size=max_body_size,
-        middleware=[_RequestLog],
         openapi_config=OpenAPIConfig(
             title="slotwise",
             version=VERSION,
             description="The scheduling service's consumer (/consumer/v1) and setup (/setup/v1) "
             "interfaces, served by slotwise.",
             path="/docs",
-            render_plugins=[SwaggerRenderPlugin(path="/")],
+            render_plugins=[OfflineSwaggerUI()],
             components=Components(
                 security_schemes={
                     "bearer": SecurityScheme(
@@ -129,6 +142,10 @@ def create_app(
         debug=debug,
         logging_config=None,
     )
+    # Around routing, not as route middleware: a 404 or a 405 gets its request id and its
+    # access line too.
+    app.asgi_handler = RequestLog(app.asgi_handler)
+    return app
 
 
 def _options_handlers() -> list[HTTPRouteHandler]:
@@ -160,14 +177,17 @@ def app_from_environment() -> Litestar:
     Return the app of ``slotwise serve``: the SQL store at ``$SLOTWISE_DB``.
 
     Each uvicorn worker process calls this (``slotwise serve --workers N``), so every worker
-    serves the same database. ``$SLOTWISE_MAX_BODY_SIZE`` (bytes) and ``$SLOTWISE_LOG_LEVEL``
-    are read too; ``$SLOTWISE_WITH_WORKER=1`` also runs a webhook worker thread in the process.
+    serves the same database. ``$SLOTWISE_MAX_BODY_SIZE`` (bytes), ``$SLOTWISE_THREADS``,
+    ``$SLOTWISE_LOG_LEVEL`` and ``$SLOTWISE_LOG_FORMAT`` (``text``, ``json``) are read too;
+    ``$SLOTWISE_WITH_WORKER=1`` also runs a webhook worker thread in the process (which then
+    keeps one of the store's connections for itself: one operation thread fewer).
     """
     from slotwise.storage.sql import SQLStore
 
     level = os.environ.get("SLOTWISE_LOG_LEVEL")
     if level:
-        configure_logging(level)
+        form: LogFormat = "json" if os.environ.get("SLOTWISE_LOG_FORMAT") == "json" else "text"
+        configure_logging(level, format=form)
     url = os.environ.get("SLOTWISE_DB") or "sqlite:///slotwise.db"
     size = int(os.environ.get("SLOTWISE_MAX_BODY_SIZE") or DEFAULT_MAX_BODY_SIZE)
     from slotwise.webhooks.meetings import HttpMeetingLinks
@@ -178,8 +198,12 @@ def app_from_environment() -> Litestar:
         meeting_links=HttpMeetingLinks(allow_local=allow_local),
         allow_local_webhooks=allow_local,
     )
-    app = create_app(scheduler, max_body_size=size)
-    if os.environ.get("SLOTWISE_WITH_WORKER") == "1":
+    with_worker = os.environ.get("SLOTWISE_WITH_WORKER") == "1"
+    threads = int(os.environ.get("SLOTWISE_THREADS") or 0) or threads_for(scheduler.store)
+    if with_worker and threads > 1 and not os.environ.get("SLOTWISE_THREADS"):
+        threads -= 1
+    app = create_app(scheduler, max_body_size=size, threads=threads)
+    if with_worker:
         _attach_worker(app, scheduler)
     return app
 
@@ -208,76 +232,3 @@ def _attach_worker(app: Litestar, scheduler: Scheduler) -> None:
 
     app.on_startup.append(start)
     app.on_shutdown.append(finish)
-
-
-class _RequestIdFilter(logging.Filter):
-    """Give every record the id of the request being served (``-`` outside requests)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if not hasattr(record, "request_id"):
-            record.request_id = REQUEST_ID.get()
-        return True
-
-
-LOG_FORMAT: Final = "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"
-
-
-def configure_logging(level: str = "info") -> None:
-    """
-    Log slotwise's records to standard error, each with its request id.
-
-    One line per request (``slotwise.http.access``: method, path, status, milliseconds), and
-    errors with tracebacks under the same id that the 500 body carries.
-    """
-    handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter(LOG_FORMAT))
-    handler.addFilter(_RequestIdFilter())
-    logger = logging.getLogger("slotwise")
-    logger.handlers[:] = [handler]
-    logger.setLevel(level.upper())
-    logger.propagate = False
-
-
-_access = logging.getLogger("slotwise.http.access")
-
-
-class _RequestLog:
-    """ASGI middleware: a request id per request (``X-Request-Id``) and one log line each."""
-
-    _ids = itertools.count(1)
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-        self.prefix = f"{os.getpid():x}"
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != ScopeType.HTTP:
-            await self.app(scope, receive, send)
-            return
-        request_id = f"{self.prefix}-{next(self._ids)}"
-        token = REQUEST_ID.set(request_id)
-        status = 500
-        started = time.perf_counter()
-
-        async def send_with_id(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                headers = list(message.get("headers", []))
-                headers.append((b"x-request-id", request_id.encode()))
-                message["headers"] = headers
-            await send(message)
-
-        try:
-            await self.app(scope, receive, send_with_id)
-        finally:
-            if _access.isEnabledFor(logging.INFO):
-                _access.info(
-                    "%s %s %s %.1f ms",
-                    scope.get("method", "-"),
-                    scope["path"],
-                    status,
-                    (time.perf_counter() - started) * 1000,
-                    extra={"request_id": request_id, "status": status},
-                )
-            REQUEST_ID.reset(token)

@@ -38,6 +38,7 @@ from slotwise.scheduler import Scheduler, Workspace
 from ._bodies import PatchOperation, body_struct, fields_of, input_type, to_python
 from ._errors import ErrorBody, read_refusal
 from ._routes import Route
+from ._threads import Offload
 from ._wire import camel, page, page_type, shape, to_wire, wire_type
 
 __all__ = ["handler", "operation_of"]
@@ -197,13 +198,15 @@ def handler(
     route: Route,
     scheduler: Scheduler,
     authenticate: Callable[[Request[Any, Any, Any]], Workspace],
+    offload: Offload,
 ) -> HTTPRouteHandler:
     """
     Return the Litestar handler serving *route* with *scheduler*'s operations.
 
     *authenticate* returns the workspace of the request's principal (or raises
     ``NotAuthenticated``); platform calls (``scheduler.<method>``) also need a token, of a
-    principal that is not limited to some locations (decision 37).
+    principal that is not limited to some locations (decision 37). The token's read, the
+    operation and the answer's conversion run on one of *offload*'s threads, off the loop.
     """
     probe = scheduler.as_principal(None)
     function = operation_of(route, probe)
@@ -234,7 +237,7 @@ def handler(
     signature.append(inspect.Parameter("request", keyword, annotation=Request))
     returns = _response_type(typing.get_type_hints(function).get("return", Any))
 
-    def serve(**values: Any) -> Any:
+    def run(**values: Any) -> Any:
         request: Request[Any, Any, Any] = values.pop("request")
         workspace = authenticate(request)
         _refuse_unknown_query(request, plan.query_names)
@@ -267,6 +270,9 @@ def handler(
             result = call(*positional, **arguments)
         return _respond(result, request)
 
+    async def serve(**values: Any) -> Any:
+        return await offload.run(run, **values)
+
     serve.__name__ = route.operation.replace(".", "_") + "_" + route.method.lower()
     serve.__doc__ = function.__doc__
     serve.__signature__ = inspect.Signature(signature, return_annotation=returns)  # type: ignore[attr-defined]
@@ -285,7 +291,6 @@ def route_decorator(
         placeholders,
         http_method=[route.method],
         status_code=route.status,
-        sync_to_thread=False,
         summary=route.summary,
         description=route.summary
         + (" (a slotwise extension; not in the specification)" if route.extension else ""),

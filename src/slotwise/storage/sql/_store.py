@@ -22,6 +22,7 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.pool import AssertionPool, QueuePool, StaticPool
 
 from slotwise.errors import (
     ConflictError,
@@ -153,6 +154,28 @@ class SQLStore:
     def schema(self) -> str | None:
         """The PostgreSQL schema or MariaDB database holding the tables (``None``: the default)."""
         return self._schema
+
+    @property
+    def max_connections(self) -> int | None:
+        """
+        The most connections the engine's pool opens at once (``None``: no limit).
+
+        A :class:`~sqlalchemy.pool.QueuePool` (what a URL gets) opens ``pool_size +
+        max_overflow`` (5 + 10 unless the engine was made otherwise); a ``StaticPool`` or an
+        ``AssertionPool`` one; a ``NullPool`` any number. Every read and unit of work holds one
+        connection for its duration, so this is how many of them run at once without waiting for
+        the pool: the HTTP service runs that many operations at once (``docs/http.md``).
+
+        .. versionadded:: 0.1
+        """
+        pool = self._engine.pool
+        if isinstance(pool, QueuePool):
+            # QueuePool keeps max_overflow private; -1 (or a pool_size of 0) means no limit.
+            overflow = int(getattr(pool, "_max_overflow", 0))
+            return None if overflow < 0 else pool.size() + overflow
+        if isinstance(pool, StaticPool | AssertionPool):
+            return 1
+        return None
 
     def close(self) -> None:
         """Dispose of the engine's connections if the store made the engine from a URL."""

@@ -1,0 +1,79 @@
+"""
+Operations run off the event loop, on worker threads, as many at once as the store can serve.
+
+Every operation is synchronous (a store read or unit of work, the availability calculator). Run
+on the event loop, one slow request -- a long availability range, a unit of work waiting for a
+PostgreSQL lock -- would stall every other request of its process. :class:`Offload` runs each on
+one of anyio's worker threads instead, at most :attr:`Offload.threads` at once (the others wait
+for a thread without blocking the loop).
+
+The number follows the store (:func:`threads_for`, docs/semantics.md "Threads of the HTTP
+service"): a store that declares ``max_connections`` (:class:`~slotwise.storage.sql.SQLStore`:
+its pool's ``pool_size + max_overflow``, 5 + 10 by default) gets that many threads, since each
+operation holds at most one connection at a time and a thread beyond the pool would only wait
+for a connection (and fail after the pool's timeout); a store without a limit gets
+:data:`DEFAULT_THREADS`.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+from collections.abc import Callable
+from typing import Any, Final, TypeVar
+
+import anyio
+import anyio.lowlevel
+import anyio.to_thread
+
+from slotwise.errors import OutOfRange
+
+__all__ = ["DEFAULT_THREADS", "Offload", "threads_for"]
+
+DEFAULT_THREADS: Final = 40
+"""Threads for a store without a connection limit (anyio's default for a process's loop)."""
+
+_T = TypeVar("_T")
+
+
+def threads_for(store: object) -> int:
+    """
+    Return how many operations on *store* run at once: its ``max_connections`` when it declares
+    one (an ``int``), else :data:`DEFAULT_THREADS`.
+    """
+    connections = getattr(store, "max_connections", None)
+    if isinstance(connections, int) and connections >= 1:
+        return connections
+    return DEFAULT_THREADS
+
+
+class Offload:
+    """
+    Run synchronous calls on worker threads, at most *threads* at once per event loop.
+
+    The calling context (the request id of the log lines) goes with each call to its thread.
+    """
+
+    def __init__(self, threads: int) -> None:
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise OutOfRange(field="threads", allowed="at least 1", requested=threads)
+        self.threads = threads
+        # One limiter per event loop: a limiter belongs to the loop it is used on, and an app
+        # may be served by more than one loop in its life (tests run one loop per request).
+        self._limiter: anyio.lowlevel.RunVar[anyio.CapacityLimiter] = anyio.lowlevel.RunVar(
+            f"slotwise_threads_{id(self)}"
+        )
+
+    def _current_limiter(self) -> anyio.CapacityLimiter:
+        try:
+            return self._limiter.get()
+        except LookupError:
+            limiter = anyio.CapacityLimiter(self.threads)
+            self._limiter.set(limiter)
+            return limiter
+
+    async def run(self, call: Callable[..., _T], /, *args: Any, **kwargs: Any) -> _T:
+        """Return ``call(*args, **kwargs)``, run on a worker thread."""
+        context = contextvars.copy_context()
+        bound = functools.partial(context.run, call, *args, **kwargs)
+        return await anyio.to_thread.run_sync(bound, limiter=self._current_limiter())
