@@ -6,6 +6,7 @@ The entry object: ``Scheduler`` wires a store, a clock and an id source, and han
 from __future__ import annotations
 
 import functools
+from datetime import timedelta
 from typing import Unpack
 
 from slotwise.availability.authorization import CalendarAuthorizer, NoCalendarAuthorizer
@@ -33,7 +34,12 @@ from slotwise.operations.resource_groups import ResourceGroupOperations
 from slotwise.operations.resources import ResourceOperations
 from slotwise.operations.service_groups import ServiceGroupOperations
 from slotwise.operations.services import ServiceOperations
-from slotwise.operations.tokens import TokenOperations, TokenSource, random_token
+from slotwise.operations.tokens import (
+    DEFAULT_TOKEN_CACHE,
+    TokenOperations,
+    TokenSource,
+    random_token,
+)
 from slotwise.storage.configuration import ConfigurationCache
 from slotwise.storage.memory import MemoryStore
 from slotwise.storage.protocol import Store
@@ -68,6 +74,9 @@ class Scheduler:
             read again only when the store's configuration version changed (decision 49; the
             default). Turn it off when something other than slotwise writes configuration
             records to the store (the version would not change).
+        token_cache: how long an API token record read from the store is trusted (default 5
+            seconds, at most an hour, ``timedelta(0)`` never): a token revoked through another
+            process stops working here within it (decision 39's tokens, issue 23).
 
     Platform-level calls (:meth:`create_company`, :meth:`companies_of_user` and the API tokens of
     :attr:`tokens`) need no principal; everything else runs in a :class:`Workspace` from
@@ -89,6 +98,7 @@ class Scheduler:
         meeting_links: MeetingLinkProvider | None = None,
         allow_local_webhooks: bool = False,
         cache_configuration: bool = True,
+        token_cache: timedelta = DEFAULT_TOKEN_CACHE,
     ) -> None:
         if (
             not isinstance(max_query_days, int)
@@ -135,6 +145,7 @@ class Scheduler:
             self.clock,
             self.ids,
             token_source if token_source is not None else random_token,
+            remember_for=token_cache,
         )
         """The API tokens of the HTTP service (decision 39): create, list, revoke, authenticate."""
 

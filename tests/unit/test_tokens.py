@@ -19,6 +19,7 @@ from slotwise import (
 )
 from slotwise.model import ApiToken
 from slotwise.operations.tokens import hash_token, random_token
+from slotwise.storage._memory_units import MemoryReader
 from slotwise.testing import ManualClock, SequentialIds, SequentialTokens
 from tests.conftest import START
 
@@ -198,3 +199,97 @@ class TestListAndRevoke:
         """Revoking a token that does not exist is NotFound."""
         with pytest.raises(NotFound):
             scheduler.tokens.revoke("nope")
+
+
+class TestTokenCache:
+    """A process trusts a token record it read for a short time (issue 23: the served API)."""
+
+    @staticmethod
+    def _lookups(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+        """Record every token read the MemoryStore answers."""
+        seen: list[str] = []
+        original = MemoryReader.token_by_hash
+
+        def token_by_hash(self, token_hash):
+            seen.append(token_hash)
+            return original(self, token_hash)
+
+        monkeypatch.setattr(MemoryReader, "token_by_hash", token_by_hash)
+        return seen
+
+    def test_a_token_is_read_once_within_the_cache_time(
+        self, scheduler: Scheduler, company_id: str, clock: ManualClock, monkeypatch
+    ):
+        """Three checks within 5 seconds read the store once; after 5 seconds it is read again."""
+        issued = scheduler.tokens.create(Principal(company_id=company_id), label="a")
+        seen = self._lookups(monkeypatch)
+
+        for _ in range(3):
+            scheduler.tokens.authenticate(issued.token)
+        within = len(seen)
+        clock.advance(timedelta(seconds=5))
+        scheduler.tokens.authenticate(issued.token)
+
+        assert (1, 2) == (within, len(seen))
+
+    def test_revocation_here_is_at_once_elsewhere_within_the_cache_time(
+        self, scheduler: Scheduler, company_id: str, clock: ManualClock
+    ):
+        """Revoked through this scheduler: refused at once; through another: within 5 seconds."""
+        principal = Principal(company_id=company_id)
+        here = scheduler.tokens.create(principal, label="here")
+        elsewhere = scheduler.tokens.create(principal, label="elsewhere")
+        other = Scheduler(scheduler.store, clock=clock)
+        for issued in (here, elsewhere):
+            scheduler.tokens.authenticate(issued.token)
+
+        scheduler.tokens.revoke(here.record.id)
+        other.tokens.revoke(elsewhere.record.id)
+        with pytest.raises(NotAuthenticated):
+            scheduler.tokens.authenticate(here.token)
+        still_trusted = scheduler.tokens.authenticate(elsewhere.token)
+        clock.advance(timedelta(seconds=5))
+
+        assert company_id == still_trusted.company_id
+        with pytest.raises(NotAuthenticated):
+            scheduler.tokens.authenticate(elsewhere.token)
+
+    def test_expiry_is_checked_on_every_call_and_unknown_tokens_are_not_remembered(
+        self, clock: ManualClock
+    ):
+        """A remembered token still expires on time; a token unknown at first works once issued."""
+        scheduler = Scheduler(
+            MemoryStore(), clock=clock, ids=SequentialIds(), token_source=SequentialTokens()
+        )
+        company = scheduler.create_company(name="Acme", timezone="UTC")
+        next_token = SequentialTokens()()  # what the scheduler's source will issue first
+        with pytest.raises(NotAuthenticated):
+            scheduler.tokens.authenticate(next_token)
+        issued = scheduler.tokens.create(
+            Principal(company_id=company.id),
+            label="a",
+            expires_at=clock.now() + timedelta(seconds=3),
+        )
+        scheduler.tokens.authenticate(issued.token)
+        clock.advance(timedelta(seconds=3))
+
+        assert next_token == issued.token
+        with pytest.raises(NotAuthenticated):
+            scheduler.tokens.authenticate(issued.token)
+
+    def test_zero_turns_it_off_and_bounds_are_checked(
+        self, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+    ):
+        """token_cache=0 reads the store on every check; below 0 or above an hour is refused."""
+        scheduler = Scheduler(MemoryStore(), clock=clock, token_cache=timedelta(0))
+        company = scheduler.create_company(name="Acme", timezone="UTC")
+        issued = scheduler.tokens.create(Principal(company_id=company.id), label="a")
+        seen = self._lookups(monkeypatch)
+        for _ in range(3):
+            scheduler.tokens.authenticate(issued.token)
+
+        assert 3 == len(seen)
+        for bad in (timedelta(seconds=-1), timedelta(hours=2), 5):
+            with pytest.raises(OutOfRange) as info:
+                Scheduler(token_cache=bad)  # type: ignore[arg-type]
+            assert "token_cache" == info.value.field

@@ -18,8 +18,9 @@ import functools
 import hashlib
 import hmac
 import secrets
+import threading
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import attrs
 
@@ -37,6 +38,12 @@ __all__ = [
     "hash_token",
     "random_token",
 ]
+
+DEFAULT_TOKEN_CACHE = timedelta(seconds=5)
+"""How long a process trusts a token record it read (a revocation elsewhere takes effect within it)."""
+_TOKEN_CACHE_MOST = timedelta(hours=1)
+_REMEMBERED_MOST = 10_000
+"""Tokens remembered at most; the oldest is forgotten first."""
 
 TOKEN_BYTES = 32
 """The random bytes of a token (decision 39: at least 32)."""
@@ -81,6 +88,23 @@ class TokenOperations:
     _clock: Clock
     _ids: IdGenerator
     _source: TokenSource
+    _remember_for: timedelta = attrs.field(default=DEFAULT_TOKEN_CACHE, kw_only=True)
+    """How long :meth:`authenticate` trusts a token record it read (``timedelta(0)``: never)."""
+    _remembered: dict[str, tuple[ApiToken, datetime]] = attrs.field(
+        factory=dict, init=False, repr=False, eq=False
+    )
+    _lock: threading.Lock = attrs.field(factory=threading.Lock, init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        remember_for = self._remember_for
+        if not isinstance(remember_for, timedelta) or not (
+            timedelta(0) <= remember_for <= _TOKEN_CACHE_MOST
+        ):
+            raise OutOfRange(
+                field="token_cache",
+                allowed=f"a timedelta between 0 and {_TOKEN_CACHE_MOST}",
+                requested=remember_for,
+            )
 
     @functools.partial(declared, principal=False)
     def create(
@@ -148,6 +172,8 @@ class TokenOperations:
                 return record
             revoked = attrs.evolve(record, revoked_at=self._clock.now())
             tx.update(revoked)
+        with self._lock:  # this process stops trusting it at once; others within remember_for
+            self._remembered.pop(revoked.token_hash, None)
         return revoked
 
     @functools.partial(declared, principal=False)
@@ -155,18 +181,47 @@ class TokenOperations:
         """
         Return the principal *token* stands for.
 
+        A token record read from the store is trusted for ``token_cache`` (5 seconds by
+        default, a ``Scheduler`` setting): a revocation made in another process takes effect
+        here within that time, one made through this scheduler at once; expiry is checked on
+        every call. Unknown tokens are never remembered.
+
         Raises:
             NotAuthenticated: when the token is unknown, expired or revoked (one error for all,
                 so a caller learns nothing about which).
         """
         digest = hash_token(token)
-        with self._store.read() as reader:
-            record = reader.token_by_hash(digest)
+        now = self._clock.now()
+        record = self._recall(digest, now)
+        if record is None:
+            with self._store.read() as reader:
+                record = reader.token_by_hash(digest)
+            if record is not None:
+                self._remember(digest, record, now)
         # The lookup is by hash; comparing in constant time keeps it from being a timing oracle.
         if (
             record is None
             or not hmac.compare_digest(record.token_hash, digest)
-            or not record.is_active(self._clock.now())
+            or not record.is_active(now)
         ):
             raise NotAuthenticated()
         return record.principal
+
+    def _recall(self, digest: str, now: datetime) -> ApiToken | None:
+        with self._lock:
+            entry = self._remembered.get(digest)
+            if entry is None:
+                return None
+            record, until = entry
+            if now < until:
+                return record
+            del self._remembered[digest]
+            return None
+
+    def _remember(self, digest: str, record: ApiToken, now: datetime) -> None:
+        if not self._remember_for:
+            return
+        with self._lock:
+            if len(self._remembered) >= _REMEMBERED_MOST:
+                del self._remembered[next(iter(self._remembered))]
+            self._remembered[digest] = (record, now + self._remember_for)
