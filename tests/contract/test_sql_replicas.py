@@ -227,3 +227,41 @@ def test_a_killed_replica_costs_no_failed_request(shop: Shop):
 
     assert all(1000 in starts for starts in answers)
     assert "primary" == while_down
+
+
+def test_over_http_the_consistency_header_reads_your_own_hold(shop: Shop):
+    """Replay paused: the hold's answer carries a token; presenting it hides the held 10:00."""
+    from litestar.testing import TestClient
+
+    from slotwise import Principal
+    from slotwise.http import create_app
+
+    token = shop.scheduler.tokens.create(Principal(company_id=shop.company_id), label="t").token
+    location = shop.ws.locations.list().data[0].id
+    wait_for(shop.caught_up)
+    shop.replica_sql("SELECT pg_wal_replay_pause()")
+    times_url = f"/consumer/v1/availability/{shop.service_id}/{DAY}/{DAY}"
+    ten = "2026-01-06T10:00:00-05:00"
+    with TestClient(create_app(shop.scheduler)) as client:
+        client.headers["Authorization"] = f"Bearer {token}"
+        held = client.post(
+            "/consumer/v1/appointments",
+            json={
+                "serviceId": shop.service_id,
+                "resourceId": shop.resource_id,
+                "locationId": location,
+                "startDateTime": ten,
+                "endDateTime": "2026-01-06T11:00:00-05:00",
+            },
+        )
+        wait_for(shop.received_ahead)
+        consistency = held.headers.get("Slotwise-Consistency")
+        stale = client.get(times_url).json()["availableTimes"]
+        own = client.get(times_url, headers={"Slotwise-Consistency": consistency}).json()
+        malformed = client.get(times_url, headers={"Slotwise-Consistency": "yesterday"})
+
+    assert 201 == held.status_code
+    assert consistency is not None
+    assert ten in {slot["startDateTime"] for slot in stale}
+    assert ten not in {slot["startDateTime"] for slot in own["availableTimes"]}
+    assert (400, "Slotwise-Consistency") == (malformed.status_code, malformed.json()["field"])
