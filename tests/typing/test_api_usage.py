@@ -114,3 +114,16 @@ def test_calendar_api() -> None:
     failures: dict[str, slotwise.CalendarUnreadable] = busy.failures
 
     assert {} == failures
+
+
+def test_replica_api() -> None:
+    """Lag-tolerant reads and consistency tokens type-check on any store (decision 50)."""
+    from slotwise.storage.replicas import Consistency, consistent_with, lagging_read
+
+    store: Store = MyHostStore()
+    session: Consistency
+    with consistent_with(None) as session, lagging_read(store) as reader:
+        found: slotwise.Company | None = reader.get(slotwise.Company, "none")
+    token: str | None = session.token
+
+    assert (None, None) == (found, token)

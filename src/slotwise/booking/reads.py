@@ -27,6 +27,7 @@ from slotwise.operations._boundary import operations
 from slotwise.operations.availability import as_date
 from slotwise.paging import DEFAULT_LIMIT, AllPages, Page, check_window
 from slotwise.storage.listing import ListQuery, as_page, fold
+from slotwise.storage.replicas import lagging_read
 
 from .checks import (
     BookingChecks,
@@ -108,7 +109,8 @@ class AppointmentReads(BookingChecks, AllPages[Appointment]):
             equal["customer_id"] = customer_id
         if wanted is not None:
             equal["status"] = wanted.value
-        with ctx.store.read() as reader:
+        # A list tolerates lag (decision 50): a replica close enough behind may answer.
+        with lagging_read(ctx.store) as reader:
             location = ctx.location(reader, location_id)
             if service_id is not None:
                 ctx.owned(reader, Service, service_id, field="service_id")

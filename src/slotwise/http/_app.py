@@ -19,6 +19,7 @@ from slotwise.errors import MissingDependency, NotAuthenticated, UnexpectedField
 from slotwise.model import Company
 from slotwise.scheduler import Scheduler, Workspace
 
+from ._consistency import ConsistencyTokens
 from ._docs import OfflineSwaggerUI
 from ._errors import handlers
 from ._handlers import error_responses, handler
@@ -123,6 +124,7 @@ def create_app(
         route_handlers=[*_options_handlers(), *route_handlers, resource_calendar, healthz, openapi],
         exception_handlers=handlers(),
         request_max_body_size=max_body_size,
+        middleware=[ConsistencyTokens],
         openapi_config=OpenAPIConfig(
             title="slotwise",
             version=VERSION,

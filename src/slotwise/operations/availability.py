@@ -2,8 +2,9 @@
 Availability operations: available times, day availability, unavailable times and reschedule
 availability (spec: Consumer interface: availability).
 
-Each call reads one :class:`~slotwise.availability.snapshot.Snapshot` inside one
-``store.read()``, asks the host's busy-time provider outside that read, takes ``now`` from the
+Each call reads one :class:`~slotwise.availability.snapshot.Snapshot` inside one read that
+tolerates lag (:func:`~slotwise.storage.replicas.lagging_read`: a read replica when the store has
+one close enough behind, decision 50; the booking re-checks on the primary), asks the host's busy-time provider outside that read, takes ``now`` from the
 clock once and hands all three to the pure calculator.
 """
 
@@ -39,6 +40,7 @@ from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.operations.locations import settings_in_force
 from slotwise.storage.protocol import Reader
+from slotwise.storage.replicas import lagging_read
 
 __all__ = ["AvailabilityFields", "AvailabilityOperations", "RescheduleFields"]
 
@@ -204,7 +206,7 @@ class AvailabilityOperations:
         .. versionadded:: 0.1
         """
         ctx = self._ctx
-        with ctx.store.read() as store_reader:
+        with lagging_read(ctx.store) as store_reader:
             reader = ctx.configured(store_reader)
             location = ctx.location(reader, location_id)
             service = ctx.owned(reader, Service, service_id, field="service_id")
@@ -244,7 +246,7 @@ class AvailabilityOperations:
             SlotwiseError: the errors of :meth:`times`.
         """
         ctx = self._ctx
-        with ctx.store.read() as store_reader:
+        with lagging_read(ctx.store) as store_reader:
             reader = ctx.configured(store_reader)
             appointment = ctx.owned(reader, Appointment, appointment_id, field="appointment_id")
             values: dict[str, Any] = {"location_id": appointment.location_id}
@@ -286,7 +288,7 @@ class AvailabilityOperations:
         return query
 
     def _snapshot(self, query: AvailabilityQuery) -> Snapshot:
-        with self._ctx.store.read() as reader:
+        with lagging_read(self._ctx.store) as reader:
             snapshot = self._read(self._ctx.configured(reader), query)
         return self._with_busy_time(snapshot, query)
 

@@ -26,12 +26,15 @@ from sqlalchemy.pool import AssertionPool, QueuePool, StaticPool
 
 from slotwise.errors import (
     ConflictError,
+    InconsistentFields,
     OutOfRange,
     SlotwiseError,
     StoreError,
 )
+from slotwise.storage.replicas import Consistency, current_consistency
 
 from ._dialects import Dialect, dialect_for
+from ._replicas import ReplicaSet
 from ._schema import (
     SCHEMA_VERSION,
     counters,
@@ -76,14 +79,27 @@ class SQLStore:
         idle_timeout: seconds a PostgreSQL unit of work may sit idle before the server ends it
             (``idle_in_transaction_session_timeout``), so a stalled process frees its locks.
         lock_attempts: how often taking the locks is tried before ``ConflictError``.
+        replicas: PostgreSQL streaming replicas of the database (each an ``Engine`` or a URL),
+            for reads that tolerate lag (:func:`slotwise.storage.replicas.lagging_read`:
+            availability and lists). Every write, and every read a write depends on, runs on
+            the primary (decision 50).
+        max_lag: how many seconds a replica may be behind to answer a read; one further
+            behind is skipped (and the read goes to another replica or the primary).
+        replica_retry: seconds a replica that could not be reached is left alone before it is
+            tried again.
 
     Raises:
         StoreUnavailable: when the database cannot be reached.
         StoreError: for an unsupported database, an in-memory SQLite database, a schema of
             another version (with *create* ``False``, or newer than this slotwise), or a
             *schema* on SQLite.
+        InconsistentFields: naming ``replicas``, when replicas are given for a database other
+            than PostgreSQL.
+        OutOfRange: for a *max_lag* or *replica_retry* below 0.
 
     .. versionadded:: 0.1
+    .. versionchanged:: 0.1
+       *replicas*, *max_lag* and *replica_retry* (decision 50).
     """
 
     def __init__(
@@ -96,6 +112,9 @@ class SQLStore:
         lock_timeout: float = 10.0,
         idle_timeout: float = 60.0,
         lock_attempts: int = 3,
+        replicas: Sequence[Engine | URL | str] = (),
+        max_lag: float = 5.0,
+        replica_retry: float = 5.0,
     ) -> None:
         if lock_timeout <= 0 or idle_timeout <= 0:
             raise OutOfRange(
@@ -105,6 +124,9 @@ class SQLStore:
             )
         if lock_attempts < 1:
             raise OutOfRange(field="lock_attempts", allowed="at least 1", requested=lock_attempts)
+        for name, seconds in (("max_lag", max_lag), ("replica_retry", replica_retry)):
+            if not seconds >= 0:
+                raise OutOfRange(field=name, allowed="at least 0 seconds", requested=seconds)
         if isinstance(engine_or_url, Engine):
             self._engine, self._owns_engine = engine_or_url, False
         else:
@@ -133,11 +155,14 @@ class SQLStore:
         # (scope, scope id) -> the longest appointment length (microseconds) known to be
         # committed in slotwise_span; lets a write skip inserting a span row that exists.
         self._known_spans: dict[tuple[str, str], int] = {}
+        self._replicas: ReplicaSet | None = None
+        self._owned_replicas: list[Engine] = []
         try:
             self._prepare(create=create)
+            if replicas:
+                self._replicas = self._open_replicas(replicas, max_lag, replica_retry, lock_timeout)
         except BaseException:
-            if self._owns_engine:
-                self._engine.dispose()
+            self.close()
             raise
 
     def __repr__(self) -> str:
@@ -177,10 +202,45 @@ class SQLStore:
             return 1
         return None
 
+    @property
+    def replicas(self) -> tuple[Engine, ...]:
+        """The engines of the store's read replicas (empty without replicas)."""
+        return () if self._replicas is None else self._replicas.engines
+
     def close(self) -> None:
-        """Dispose of the engine's connections if the store made the engine from a URL."""
+        """Dispose of the engines' connections that the store made from URLs."""
         if self._owns_engine:
             self._engine.dispose()
+        for engine in self._owned_replicas:
+            engine.dispose()
+
+    def _open_replicas(
+        self,
+        replicas: Sequence[Engine | URL | str],
+        max_lag: float,
+        retry_after: float,
+        lock_timeout: float,
+    ) -> ReplicaSet:
+        if self._dialect.name != "PostgreSQL":
+            raise InconsistentFields(
+                f"read replicas need PostgreSQL; this store is on {self._dialect.name}",
+                field="replicas",
+            )
+        engines: list[Engine] = []
+        for replica in [replicas] if isinstance(replicas, str | URL) else replicas:
+            if isinstance(replica, Engine):
+                engine = replica
+            else:
+                engine = _make_engine(replica, lock_timeout)
+                self._owned_replicas.append(engine)
+            if engine.dialect.name != "postgresql":
+                raise InconsistentFields(
+                    f"a replica of a PostgreSQL store must be PostgreSQL, not "
+                    f"{engine.dialect.name}",
+                    field="replicas",
+                )
+            engines.append(engine)
+        return ReplicaSet(engines, max_lag=max_lag, retry_after=retry_after)
 
     # -- the protocol ----------------------------------------------------------------------
 
@@ -194,6 +254,41 @@ class SQLStore:
             except Exception as error:
                 raise self._dialect.translate(error, "beginning a read") from error
             yield SQLReader(self, conn)
+        finally:
+            self._abandon(conn)
+            conn.close()
+
+    @contextmanager
+    def replica_read(self) -> Iterator[SQLReader]:
+        """
+        Yield a reader on one snapshot of a replica, for a read that tolerates lag.
+
+        An optional capability of this store (used through
+        :func:`slotwise.storage.replicas.lagging_read`): the snapshot comes from a replica at
+        most *max_lag* seconds behind that has replayed the token of the innermost
+        :func:`~slotwise.storage.replicas.consistent_with`, or from the primary when none
+        qualifies (or the store has no replicas). ``reader.served_by`` says which.
+        """
+        replicas = self._replicas
+        consistency = current_consistency()
+        after = None if consistency is None else consistency.position
+        chosen = None
+        if replicas is not None:
+            chosen = replicas.open(
+                lambda engine: self._connect(
+                    self._dialect.read_options(), "opening a read", engine
+                ),
+                after=after,
+            )
+        if chosen is None:
+            with self.read() as reader:
+                yield reader
+            return
+        index, conn = chosen
+        try:
+            reader = SQLReader(self, conn)
+            reader.served_by = f"replica {index}"
+            yield reader
         finally:
             self._abandon(conn)
             conn.close()
@@ -233,9 +328,11 @@ class SQLStore:
 
     # -- units of work -----------------------------------------------------------------------
 
-    def _connect(self, options: dict[str, Any], doing: str) -> Connection:
+    def _connect(
+        self, options: dict[str, Any], doing: str, engine: Engine | None = None
+    ) -> Connection:
         try:
-            conn = self._engine.connect()
+            conn = (engine or self._engine).connect()
         except Exception as error:
             raise self._dialect.translate(error, doing) from error
         try:
@@ -286,6 +383,23 @@ class SQLStore:
             raise self._dialect.translate(error, "committing") from error
         for key, length in tx._new_spans:
             self._known_spans[key] = max(length, self._known_spans.get(key, 0))
+        consistency = current_consistency()
+        if self._replicas is not None and consistency is not None:
+            self._note_position(conn, consistency)
+
+    def _note_position(self, conn: Connection, consistency: Consistency) -> None:
+        """Raise *consistency*'s token to the primary's WAL position after a commit."""
+        # The insert position is at or past the end of the commit record just written (the
+        # write position may trail it under synchronous_commit = off).
+        try:
+            position = conn.exec_driver_sql("SELECT pg_current_wal_insert_lsn()::text").scalar()
+            conn.rollback()
+        except Exception as error:
+            # The write is committed: never report it as failed. Without a token the client's
+            # next read may come from a replica that has not replayed it yet (logged).
+            logger.warning("could not read the primary's WAL position after a commit: %s", error)
+            return
+        consistency.written(str(position))
 
     def _rollback(self, conn: Connection, tx: SQLTransaction) -> None:
         try:

@@ -36,6 +36,9 @@ __all__ = ["SQLReader", "UnitHost"]
 class SQLReader(RangeReads):
     """The protocol's reads, as SQL on one connection."""
 
+    served_by: str = "primary"
+    """Which server answers: ``"primary"``, or ``"replica <n>"`` (the store's n-th replica)."""
+
     def get(self, kind: type[R], record_id: str, /) -> R | None:
         known: R | None = self._known.get((kind, record_id))
         if known is not None and self._failure is None:
