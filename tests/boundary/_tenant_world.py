@@ -116,6 +116,9 @@ def _location(ws: Workspace, name: str, owner: dict[str, str], prefix: str) -> N
     owner["resource_block"] = ws.resources.create_block(resource.id, **window).id
     owner["service_allocation"] = ws.services.create_allocation(event.id, **window).id
     owner["resource_allocation"] = ws.resources.create_allocation(resource.id, **window).id
+    owner["location_field"] = ws.fields.define(
+        name="field2", label=f"{prefix} size", location_id=location.id
+    ).id
     booked = ws.appointments.create(
         service.id,
         at(1000),
