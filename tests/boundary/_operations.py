@@ -90,7 +90,7 @@ IN_OPERATION: dict[tuple[str, str], dict[str, Any]] = {
     ("appointments", "reserve"): {"name": "Ann Lee", "email": "ann@alpha.example"},
     ("customers", "create"): {"first_name": "Cy", "email": "cy@alpha.example"},
     ("customers", "find_by_email"): {"email": "ann@a1.example"},
-    ("fields", "define"): {"name": "field3", "label": "More"},
+    ("fields", "define"): {"name": "field2", "label": "More"},
     ("locations", "create_many"): {"locations": [{"name": "Alpha three"}]},
     ("resources", "create"): {"name": "Cy", "reason": "r"},
     ("services", "create"): {"name": "Trim", "duration": 30, "reason": "r"},

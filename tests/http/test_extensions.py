@@ -178,7 +178,7 @@ class TestFieldDefinitions:
         location = api.ids["A"]["location"]
         created = api.call(
             "POST /setup/v1/fields",
-            json={"locationId": location, "kind": "booking", "name": "size", "label": "Size"},
+            json={"locationId": location, "kind": "booking", "name": "shoe", "label": "Shoe"},
         )
         field = created.json()
         read = api.call("GET /setup/v1/fields/{id}", id=field["id"]).json()
@@ -193,7 +193,7 @@ class TestFieldDefinitions:
             "GET /consumer/v1/appointments/bookingfields", params={"locationId": location}
         ).json()
 
-        assert (201, "size") == (created.status_code, read["name"])
+        assert (201, "shoe") == (created.status_code, read["name"])
         assert "Shoe size" == changed["label"]
         assert field["id"] in [f["id"] for f in shown["bookingFields"]]
         assert 200 == deleted.status_code
