@@ -373,39 +373,39 @@ class TestReads:
         assert (400, "UNEXPECTED-FIELD", "verbose") == _refusal(response)
 
 
+def _times(api, service: str, location: str | None = None) -> httpx.Response:
+    """Tuesday's availability of *service*, at *location* (none: the query names no location)."""
+    return api.call(
+        "GET /consumer/v1/availability/{serviceId}/{startDate}/{endDate}",
+        params=None if location is None else {"locationId": location},
+        serviceId=service,
+        startDate=str(TUESDAY),
+        endDate=str(TUESDAY),
+    )
+
+
+def _starts(response: httpx.Response) -> list[str]:
+    return [slot["startDateTime"] for slot in response.json()["availableTimes"]]
+
+
 class TestAvailabilityLocation:
     """Decision 46: a query without locationId searches a location-scoped service's own location."""
 
     def test_a_service_of_another_location_is_searched_where_it_lives(self, api):
         """An L2 service without locationId answers L2's times, as with locationId=L2."""
-        endpoint = "GET /consumer/v1/availability/{serviceId}/{startDate}/{endDate}"
-        values = {
-            "serviceId": api.ids["L2"]["service"],
-            "startDate": str(TUESDAY),
-            "endDate": str(TUESDAY),
-        }
-        implied = api.call(endpoint, **values)
-        named = api.call(endpoint, params={"locationId": api.ids["L2"]["location"]}, **values)
-
-        def times(response: httpx.Response) -> list[str]:
-            return [slot["startDateTime"] for slot in response.json()["availableTimes"]]
+        implied = _times(api, api.ids["L2"]["service"])
+        named = _times(api, api.ids["L2"]["service"], api.ids["L2"]["location"])
 
         assert 200 == implied.status_code, implied.text
-        assert times(named) == times(implied)
-        assert times(implied)
+        assert _starts(named) == _starts(implied)
+        assert _starts(implied)
 
     def test_a_company_scoped_service_is_searched_at_the_primary(self, api):
         """A company-scoped service without locationId answers the primary location's times."""
-        endpoint = "GET /consumer/v1/availability/{serviceId}/{startDate}/{endDate}"
-        values = {
-            "serviceId": api.ids["A"]["company_service"],
-            "startDate": str(TUESDAY),
-            "endDate": str(TUESDAY),
-        }
-        implied = api.call(endpoint, **values).json()
-        named = api.call(endpoint, params={"locationId": api.ids["A"]["location"]}, **values).json()
+        implied = _times(api, api.ids["A"]["company_service"])
+        named = _times(api, api.ids["A"]["company_service"], api.ids["A"]["location"])
 
-        assert named["availableTimes"] == implied["availableTimes"]
+        assert named.json()["availableTimes"] == implied.json()["availableTimes"]
 
 
 # -- end to end: a real `slotwise serve` process ---------------------------------------------
