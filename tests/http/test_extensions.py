@@ -9,7 +9,7 @@ whole life through a real ``slotwise serve`` process.
 
 from __future__ import annotations
 
-import re
+import io
 import socket
 import subprocess
 import sys
@@ -423,8 +423,6 @@ def test_a_customer_round_trip_through_slotwise_serve(tmp_path: Path):
     from slotwise.cli import main
 
     url = f"sqlite:///{tmp_path / 'served.db'}"
-    import io
-
     out = io.StringIO()
     assert 0 == main(["demo", "--db", url], out=out)
     token = next(line.split()[-1] for line in out.getvalue().splitlines() if "token:" in line)
@@ -457,11 +455,10 @@ def test_a_customer_round_trip_through_slotwise_serve(tmp_path: Path):
             gone = client.get(f"/consumer/v1/customers/{customer_id}")
     finally:
         process.terminate()
-        _, errors = process.communicate(timeout=30)
+        process.communicate(timeout=30)
 
     assert (201, "Dee") == (created.status_code, created.json()["firstname"])
     assert (200, "dee@example.com") == (read.status_code, read.json()["email"])
     assert (200, "Okafor") == (changed.status_code, changed.json()["lastname"])
     assert (200, customer_id) == (deleted.status_code, deleted.json()["id"])
     assert (404, "NOT-FOUND") == (gone.status_code, gone.json()["code"])
-    assert re.search(rb"DELETE /consumer/v1/customers/\S+ 200", errors)
