@@ -29,7 +29,7 @@ KIND_OF_NAME: dict[str, str] = {
     "customer_id": "customer",
     "appointment_id": "appointment",
     "subscription_id": "subscription",
-    "field_id": "field",
+    "field_id": "location_field",
     "service_group_id": "service_group",
     "resource_group_id": "resource_group",
     "event_ids": "event",

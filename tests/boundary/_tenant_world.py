@@ -3,9 +3,9 @@ Two companies with every kind of record, for the tenant test (``test_tenants.py`
 
 Company A has locations L1 (primary) and L2; company B has one location. Each location holds a
 calendar with a block, a location-scoped service with a block and an allocation, a resource with
-a block and an allocation, a service group and a resource group; each company also has a
-company-scoped service, customers, a subscription, a field definition, booked appointments with
-reminders, and the events those produced. :func:`build` records every id by owner (``A`` for L1
+a block and an allocation, a service group, a resource group and a booking field definition;
+each company also has a company-scoped service, customers, a subscription, a field definition,
+booked appointments with reminders, and the events those produced. :func:`build` records every id by owner (``A`` for L1
 and company-wide records of A, ``L2`` for A's records at L2, ``B``) and by kind.
 """
 
@@ -116,6 +116,9 @@ def _location(ws: Workspace, name: str, owner: dict[str, str], prefix: str) -> N
     owner["resource_block"] = ws.resources.create_block(resource.id, **window).id
     owner["service_allocation"] = ws.services.create_allocation(event.id, **window).id
     owner["resource_allocation"] = ws.resources.create_allocation(resource.id, **window).id
+    owner["location_field"] = ws.fields.define(
+        kind="booking", name="size", label=f"{prefix} size", location_id=location.id
+    ).id
     booked = ws.appointments.create(
         service.id,
         at(1000),

@@ -260,6 +260,7 @@ _COMPANY_WIDE = {
     ("company", "enable_webhook_url"),
     ("locations", "create"),
     ("locations", "create_many"),
+    ("locations", "delete"),
     ("locations", "make_primary"),
 }
 """Operations a principal limited to some locations may not run at all (decision 37)."""

@@ -181,6 +181,42 @@ class TestTimes:
         assert 8 == len(ws.availability.times(service.id, later, later).available_times)
 
 
+class TestDefaultLocation:
+    """Decision 46: without ``location_id`` a location-scoped service is searched where it lives."""
+
+    def test_a_branch_service_is_searched_at_the_branch(self, ws: Workspace, place: Location):
+        """Times, days, unavailable times and explain all use the service's own location."""
+        branch = ws.locations.create(name="Uptown")
+        cut = ws.services.create(
+            name="Cut", duration=60, booking_interval=60, reason="r", location_id=branch.id
+        )
+        ws.resources.create(name="Bo", reason="r", location_id=branch.id)
+
+        times = ws.availability.times(cut.id, TUE, TUE)
+        named = ws.availability.times(cut.id, TUE, TUE, location_id=branch.id)
+        days = ws.availability.days(cut.id, TUE, TUE)
+        unavailable = ws.availability.unavailable(cut.id, TUE, TUE)
+        explained = ws.availability.explain(cut.id, at(14))
+
+        assert branch.id == times.location_id
+        assert starts(named.available_times) == starts(times.available_times)
+        assert times.available_times
+        assert days.available_days[0].available
+        assert ws.availability.unavailable(cut.id, TUE, TUE, location_id=branch.id) == unavailable
+        assert explained.offered
+
+    def test_a_company_scoped_service_is_searched_at_the_primary(
+        self, ws: Workspace, place: Location, service: Service, ann: Resource
+    ):
+        """A company-scoped service without location_id is searched at the primary location."""
+        ws.locations.create(name="Uptown")
+        wide = ws.services.create(
+            name="Wide", duration=60, booking_interval=60, reason="r", scope="company"
+        )
+
+        assert place.id == ws.availability.times(wide.id, TUE, TUE).location_id
+
+
 class TestDays:
     def test_days_of_the_range(
         self, scheduler: Scheduler, ws: Workspace, service: Service, ann: Resource

@@ -200,6 +200,21 @@ class TestUpdate:
             ws.fields.update("nope", label="x")
 
 
+class TestGet:
+    def test_get_returns_the_definition(self, ws: Workspace, location: Location):
+        """get returns the stored definition; an unknown id is NotFound."""
+        one = ws.fields.define(name="field1", label="One")
+
+        assert one == ws.fields.get(one.id)
+        with pytest.raises(NotFound):
+            ws.fields.get("nope")
+
+    def test_other_company_is_unauthorized(self, ws: Workspace, their_field: FieldDefinition):
+        """Reading another company's definition raises Unauthorized."""
+        with pytest.raises(Unauthorized):
+            ws.fields.get(their_field.id)
+
+
 class TestDelete:
     def test_delete_removes_and_returns_the_record(self, ws: Workspace, location: Location):
         """Delete is permanent, returns the record, and frees its name."""

@@ -55,7 +55,10 @@ class AvailabilityQuery:
     """
     One availability search for a service over the dates ``start_date``..``end_date`` (inclusive).
 
-    Dates are calendar dates in the location's zone. ``start_time``/``end_time`` (HHMM) narrow
+    Dates are calendar dates in the location's zone. Without ``location_id`` a location-scoped
+    service is searched at its own location, a company-scoped one at the primary location (the
+    first permitted one for a principal limited to some locations; decisions 42 and 46).
+    ``start_time``/``end_time`` (HHMM) narrow
     each day's search window (default: business hours). ``resource_id``, ``resource_ids`` (all
     must be free) and ``resource_group_id`` narrow the candidates. ``duration`` is a customer's
     chosen length (``duration_select`` services only, decision 16). ``interval`` overrides the

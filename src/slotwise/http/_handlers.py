@@ -44,6 +44,8 @@ from ._wire import camel, page, page_type, shape, to_wire, wire_type
 __all__ = ["handler", "operation_of"]
 
 _PLACEHOLDER: Final = re.compile(r"{(\w+)}")
+EXTENSIONS_TAG: Final = "slotwise extensions"
+"""The OpenAPI tag of every path that is slotwise's, not the spec's (decision 46)."""
 _WITH_URL: Final = frozenset({"AvailableTimes", "DayAvailability", "UnavailableTimes"})
 
 _BODY_TEXT: Final = "JSON object of the fields to set; unknown fields are refused (400)."
@@ -296,7 +298,7 @@ def route_decorator(
         + (" (a slotwise extension; not in the specification)" if route.extension else ""),
         operation_id=f"{route.operation.replace('.', '_')}_{route.method.lower()}_"
         + re.sub(r"\W+", "_", route.path).strip("_"),
-        tags=[_tag(route)],
+        tags=[_tag(route), EXTENSIONS_TAG] if route.extension else [_tag(route)],
         deprecated=route.deprecated,
         responses=responses,
         response_headers=headers,

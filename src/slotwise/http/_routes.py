@@ -5,73 +5,27 @@ A row names the method, the path (the spec's, with its placeholders) and the ope
 (``"services.update"`` is ``workspace.services.update``). Everything else -- path parameters,
 query parameters, the request body, the response type -- is read from the operation's own
 signature by :mod:`._app`, so this table is the whole of what the HTTP layer adds: which path
-reaches which call.
+reaches which call. slotwise's own paths (decision 46) are in :mod:`._extension_routes`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Final, Literal
-
-import attrs
+from typing import Final
 
 from slotwise.model import Appointment, Block, Location, Resource, Service
 
+from ._extension_routes import EXTENSION_ROUTES
+from ._row import CONSUMER, SETUP, Route
+from ._row import row as _r
+
 __all__ = ["ROUTES", "Route"]
 
-Method = Literal["GET", "POST", "PUT", "DELETE"]
 _START_END: Final = {"start": "startDateTime", "end": "endDateTime"}
 
+C = CONSUMER
+S = SETUP
 
-@attrs.frozen(kw_only=True)
-class Route:
-    """One method and path of the HTTP interface and the operation that serves it."""
-
-    method: Method
-    path: str
-    operation: str
-    """``"<workspace attribute>.<method>"``, or ``"scheduler.<method>"`` for platform calls."""
-    summary: str
-    path_params: tuple[str, ...] | None = None
-    """The Python parameters the path placeholders fill, in order (default: the leading ones)."""
-    fixed: Mapping[str, object] = attrs.field(factory=dict)
-    """Arguments the path itself implies (the calendar provider of an authorization path)."""
-    query: frozenset[str] = frozenset()
-    """Parameters read from the query string although the method has a body."""
-    whole_body: str | None = None
-    """The parameter that receives the whole body (a weekday object, a list) instead of fields."""
-    record: type | None = None
-    """The record the operation creates or changes: its spec names apply to the body."""
-    rename: Mapping[str, str] = attrs.field(factory=dict)
-    """Wire names of this operation's parameters that are not their camelCase form."""
-    patch_from: str | None = None
-    """The operation reading the record a JSON Patch body applies to (updates only)."""
-    status: int = 200
-    deprecated: bool = False
-    company_in_path: bool = False
-    """The path's ``{id}`` names the caller's own company (any other id is unauthorized)."""
-    extension: bool = False
-    """Not in the spec: a slotwise path (update and delete of groups, for instance)."""
-
-    @property
-    def group(self) -> str:
-        """The workspace attribute serving this route (``scheduler`` for platform calls)."""
-        return self.operation.partition(".")[0]
-
-    @property
-    def method_name(self) -> str:
-        """The operation's method name."""
-        return self.operation.partition(".")[2]
-
-
-def _r(method: Method, path: str, operation: str, summary: str, **options: object) -> Route:
-    return Route(method=method, path=path, operation=operation, summary=summary, **options)  # type: ignore[arg-type]
-
-
-C = "/consumer/v1"
-S = "/setup/v1"
-
-ROUTES: Final[tuple[Route, ...]] = (
+SPEC_ROUTES: Final[tuple[Route, ...]] = (
     # -- consumer: appointments ---------------------------------------------------------------
     _r("GET", f"{C}/appointments", "appointments.list", "List appointments"),
     _r(
@@ -135,13 +89,6 @@ ROUTES: Final[tuple[Route, ...]] = (
         f"{C}/availability/{{serviceId}}/{{startDate}}/{{endDate}}/unavailable",
         "availability.unavailable",
         "Unavailable times of a service, with reasons",
-    ),
-    _r(
-        "GET",
-        f"{C}/availability/{{serviceId}}/explain",
-        "availability.explain",
-        "Why a time is or is not offered: every reason, from the same calculator",
-        extension=True,
     ),
     _r(
         "GET",
@@ -427,21 +374,6 @@ ROUTES: Final[tuple[Route, ...]] = (
         status=201,
     ),
     _r("GET", f"{S}/servicegroups/{{id}}", "service_groups.get", "Get a service group"),
-    _r(
-        "PUT",
-        f"{S}/servicegroups/{{id}}",
-        "service_groups.update",
-        "Change a service group",
-        patch_from="service_groups.get",
-        extension=True,
-    ),
-    _r(
-        "DELETE",
-        f"{S}/servicegroups/{{id}}",
-        "service_groups.delete",
-        "Delete a service group",
-        extension=True,
-    ),
     # -- setup: locations ---------------------------------------------------------------------
     _r(
         "POST",
@@ -505,28 +437,6 @@ ROUTES: Final[tuple[Route, ...]] = (
         path_params=(),
         company_in_path=True,
     ),
-    # -- webhook deliveries (slotwise extensions, decision 38) --------------------------------
-    _r(
-        "GET",
-        f"{S}/webhooks/deliveries",
-        "outbox.deliveries",
-        "Webhook deliveries: events with their delivery state",
-        extension=True,
-    ),
-    _r(
-        "PUT",
-        f"{S}/webhooks/deliveries/{{id}}/redeliver",
-        "outbox.redeliver",
-        "Send an event's webhook again",
-        extension=True,
-    ),
-    _r(
-        "PUT",
-        f"{S}/webhooks/enable",
-        "company.enable_webhook_url",
-        "Send webhooks again to a URL that answered 410 Gone",
-        extension=True,
-    ),
     _r(
         "GET",
         "/setup/businessUsers/{email}/companies",
@@ -534,4 +444,7 @@ ROUTES: Final[tuple[Route, ...]] = (
         "Companies of a business user",
     ),
 )
-"""Every method and path served, in the spec's order."""
+"""The spec's method+path pairs, in the spec's order."""
+
+ROUTES: Final[tuple[Route, ...]] = (*SPEC_ROUTES, *EXTENSION_ROUTES)
+"""Every method and path served: the spec's, then slotwise's extensions."""

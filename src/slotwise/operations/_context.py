@@ -164,6 +164,23 @@ class Context:
                 return location
         raise NotFound(kind="Location", record_id="(primary)")
 
+    def service_location(
+        self, reader: Reader, service: Service, location_id: str | None
+    ) -> Location:
+        """
+        Return the location a query of *service* runs at (decision 46).
+
+        The named location when *location_id* is given; otherwise a location-scoped service's
+        own location (it is bookable nowhere else), and for a company-scoped service the
+        default of :meth:`location`. *service* must already be one the principal may use.
+
+        Raises:
+            NotFound, Unauthorized: as :meth:`location`.
+        """
+        if location_id is None and service.scope is ServiceScope.LOCATION:
+            return self.owned(reader, Location, service.location_id, field="service_id")
+        return self.location(reader, location_id)
+
     def visible_locations(self, reader: Reader) -> list[Location]:
         """Return the locations the principal may see, in creation order."""
         return [

@@ -208,8 +208,8 @@ class AvailabilityOperations:
         ctx = self._ctx
         with lagging_read(ctx.store) as store_reader:
             reader = ctx.configured(store_reader)
-            location = ctx.location(reader, location_id)
             service = ctx.owned(reader, Service, service_id, field="service_id")
+            location = ctx.service_location(reader, service, location_id)
         minutes = duration if duration is not None else service.duration
         end = start + timedelta(minutes=minutes)
         local = zone(location.timezone)
@@ -297,8 +297,8 @@ class AvailabilityOperations:
     ) -> Snapshot:
         """Check the principal may use everything the query names, then read the snapshot."""
         ctx = self._ctx
-        location = ctx.location(reader, query.location_id)
         service = ctx.owned(reader, Service, query.service_id, field="service_id")
+        location = ctx.service_location(reader, service, query.location_id)
         named = [
             ctx.owned(
                 reader,

@@ -18,6 +18,7 @@ from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, AllPages, Page, check_window
 from slotwise.storage.listing import ListQuery, as_page
 
+from ._deletion import delete_calendar
 from .windows import (
     TargetWindows,
     WindowChanges,
@@ -149,6 +150,23 @@ class CalendarOperations(AllPages[Calendar]):
             updated = attrs.evolve(calendar, **changes)
             tx.update(updated)
         return updated
+
+    def delete(self, calendar_id: str, /) -> Calendar:
+        """
+        Delete a calendar that is not primary, with its blocks, and return it as it was.
+
+        A slotwise extension (decision 46). A location's primary calendar goes only with its
+        location; a calendar that appointments name stays (the booking history).
+
+        Raises:
+            NotFound: when no calendar has *calendar_id*.
+            Unauthorized: when it is not the principal's.
+            RecordInUse: when it is its location's primary calendar, or appointments name
+                it; nothing is changed.
+
+        .. versionadded:: 0.1
+        """
+        return delete_calendar(self._ctx, calendar_id)
 
     # -- blocks -------------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from slotwise.errors import DuplicateRecord, FieldRequired, InvalidFormat
 from slotwise.model import Address, Company, Customer, CustomerKind, Subscription, Trigger
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
+from slotwise.operations._deletion import delete_customer
 from slotwise.paging import DEFAULT_LIMIT, AllPages, Page, check_window, paginate
 from slotwise.storage.listing import ListQuery, as_page, fold
 from slotwise.storage.outbox import append_event, customer_data
@@ -220,6 +221,22 @@ class CustomerOperations(AllPages[Customer]):
             tx.update(updated)
             _customer_event(ctx, tx, updated, Trigger.CUSTOMER_UPDATED)
         return updated
+
+    def delete(self, customer_id: str, /) -> Customer:
+        """
+        Delete a customer for good, with its subscriptions, and return it as it was.
+
+        A slotwise extension (decision 46). A customer that appointments name stays: they are
+        the booking history, and the per-customer limits count them.
+
+        Raises:
+            NotFound: when there is no such customer.
+            Unauthorized: when it belongs to another company.
+            RecordInUse: when appointments name the customer; nothing is changed.
+
+        .. versionadded:: 0.1
+        """
+        return delete_customer(self._ctx, customer_id)
 
     def list(
         self,

@@ -128,6 +128,19 @@ class FieldOperations:
             tx.insert(definition)
         return definition
 
+    def get(self, field_id: str, /) -> FieldDefinition:
+        """
+        Return a field definition.
+
+        Raises:
+            NotFound: when there is no such definition.
+            Unauthorized: when it is not the principal's.
+
+        .. versionadded:: 0.1
+        """
+        with self._ctx.store.read() as reader:
+            return self._ctx.owned(reader, FieldDefinition, field_id, field="field_id")
+
     def update(
         self, field_id: str, /, **changes: Unpack[FieldDefinitionChanges]
     ) -> FieldDefinition:

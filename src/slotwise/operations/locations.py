@@ -28,6 +28,7 @@ from slotwise.model import (
 )
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
+from slotwise.operations._deletion import delete_location
 from slotwise.paging import DEFAULT_LIMIT, AllPages, Page, paginate
 from slotwise.storage.protocol import Reader, Transaction
 
@@ -197,6 +198,26 @@ class LocationOperations(AllPages[Location]):
             updated = attrs.evolve(location, is_primary=True)
             tx.update(updated)
         return updated
+
+    def delete(self, location_id: str, /) -> Location:
+        """
+        Delete a location and what only it owns, and return it as it was.
+
+        A slotwise extension (decision 46). Its calendars (with their blocks), service and
+        resource groups, field definitions, deleted resources and every block and allocation
+        at it go in the same unit of work. A location that still has services, resources that
+        are not deleted, or appointments stays (delete or move them first); so does the primary
+        location (make another one primary first, :meth:`make_primary`).
+
+        Raises:
+            NotFound: when no location has *location_id*.
+            Unauthorized: when it is not the principal's, or the principal is limited to some
+                locations (the set of locations is company-wide, decision 37).
+            RecordInUse: for the primary location, or one still in use; nothing is changed.
+
+        .. versionadded:: 0.1
+        """
+        return delete_location(self._ctx, location_id)
 
     def get(self, location_id: str, /) -> Location:
         """Return a location (spec: GET /consumer/v1/locations/{id})."""

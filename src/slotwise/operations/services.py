@@ -34,6 +34,7 @@ from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, AllPages, Page, paginate
 from slotwise.storage.protocol import Reader
 
+from ._deletion import delete_service
 from .locations import services_at
 from .service_hours import ServiceHoursOperations
 
@@ -190,6 +191,25 @@ class ServiceOperations(ServiceHoursOperations, AllPages[Service]):
                 self._check_group(tx, updated)
             tx.update(updated)
         return updated
+
+    def delete(self, service_id: str, /) -> Service:
+        """
+        Delete a service for good, with its blocks and allocations, and return it as it was.
+
+        A slotwise extension (decision 46). A service that appointments name stays (they are the
+        booking history), and so does one that resources link: a resource whose last link went
+        would silently take every service.
+
+        Raises:
+            NotFound: when no service has *service_id*.
+            Unauthorized: as :meth:`update`.
+            RecordInUse: when appointments name the service or resources link it; nothing
+                is changed.
+
+        .. versionadded:: 0.1
+        """
+        with self._ctx.store.transaction() as tx:
+            return delete_service(self._ctx, self._writable(tx, service_id), tx)
 
     def get(self, service_id: str, /) -> Service:
         """
