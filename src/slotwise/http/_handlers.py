@@ -39,7 +39,8 @@ from ._bodies import PatchOperation, body_struct, fields_of, input_type, to_pyth
 from ._errors import ErrorBody, read_refusal
 from ._routes import Route
 from ._threads import Offload
-from ._wire import camel, page, page_type, shape, to_wire, wire_type
+from ._wire import Zones, camel, page, page_type, shape, to_wire, wire_type
+from ._zones import location_zones
 
 __all__ = ["handler", "operation_of"]
 
@@ -268,7 +269,7 @@ def handler(
                 result = call(*positional, **arguments)
         else:
             result = call(*positional, **arguments)
-        return _respond(result, request)
+        return _respond(result, request, location_zones(scheduler.store))
 
     async def serve(**values: Any) -> Any:
         return await offload.run(run, **values)
@@ -380,11 +381,11 @@ def decode_error(error: msgspec.ValidationError, allowed: Mapping[str, str]) -> 
     return InvalidFormat(field=refused.field, expected=refused.message, value="")
 
 
-def _respond(result: Any, request: Request[Any, Any, Any]) -> Any:
+def _respond(result: Any, request: Request[Any, Any, Any], zones: Zones) -> Any:
     url = str(request.url.path) + (f"?{request.url.query}" if request.url.query else "")
     if isinstance(result, Page):
-        return page(result, url=url)
-    data = to_wire(result)
+        return page(result, url=url, zones=zones)
+    data = to_wire(result, zones)
     if type(result).__name__ in _WITH_URL:
         data["url"] = url
     return data

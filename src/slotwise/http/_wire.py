@@ -22,7 +22,7 @@ import functools
 import types
 import typing
 from collections.abc import Callable, Mapping
-from datetime import date, datetime
+from datetime import date, datetime, tzinfo
 from typing import Any, Final, Union, get_args, get_origin
 
 import attrs
@@ -34,13 +34,17 @@ from slotwise.model import (
     Appointment,
     Block,
     Company,
+    Customer,
     Location,
     LocationSettings,
     OutboxEvent,
+    QueuedReminder,
     RepeatRule,
     Resource,
     ResourceConsumerView,
+    Trigger,
     WeeklyHours,
+    from_json_data,
 )
 from slotwise.operations.locations import LocationSettingsEntry
 from slotwise.operations.resource_hours import ResourceWeeklyAvailability
@@ -87,6 +91,15 @@ HIDDEN: Final[dict[type, frozenset[str]]] = {
 """Record fields that never cross the wire."""
 
 
+LOCATED: Final[frozenset[type]] = frozenset(
+    {Appointment, Block, Allocation, Resource, OutboxEvent}
+)
+"""Records whose instants cross the wire in their location's zone (decision 43)."""
+
+Zones = Callable[[str], "tzinfo | None"]
+"""Returns the zone of a location id (``None``: unknown, instants stay UTC)."""
+
+
 def wire_name(kind: type | None, name: str) -> str:
     """Return the wire name of the field *name* of the record class *kind*."""
     if kind is not None and name in RENAMED_IN.get(kind, {}):
@@ -103,7 +116,28 @@ class Derived:
 
     name: str
     type: Any
-    value: Callable[[Any], Any]
+    value: Callable[..., Any]
+    zoned: bool = False
+    """*value* takes the record and its location's zone (``None``: UTC)."""
+
+
+def _at(instant: datetime, zone: tzinfo | None) -> datetime:
+    """Return *instant* in *zone* (``None``: as stored, UTC)."""
+    return instant if zone is None else instant.astimezone(zone)
+
+
+def _local(instant: datetime | None, zone: tzinfo | None) -> datetime | None:
+    # Decision 43: every instant of a located record carries its location's offset.
+    return instant if instant is None or zone is None else instant.astimezone(zone)
+
+
+def _hhmm(moment: datetime) -> int:
+    return moment.hour * 100 + moment.minute
+
+
+def _offset_minutes(moment: datetime) -> int:
+    offset = moment.utcoffset()
+    return 0 if offset is None else int(offset.total_seconds() // 60)
 
 
 def _minutes(appointment: Appointment) -> int:
@@ -132,11 +166,11 @@ DERIVED: Final[dict[type, tuple[Derived, ...]]] = {
     Appointment: (
         Derived("resourceId", str | None, lambda a: a.resource_ids[0] if a.resource_ids else None),
         Derived("resourceIds", str | None, lambda a: _joined(a.resource_ids)),
-        # Instants are UTC on the wire; the date, time and offset fields describe them there.
-        Derived("date", date, lambda a: a.start.date()),
-        Derived("time", int, lambda a: a.start.hour * 100 + a.start.minute),
+        # Decision 43: the start's wall date, HHMM and offset (minutes) in the location's zone.
+        Derived("date", date, lambda a, z: _at(a.start, z).date(), zoned=True),
+        Derived("time", int, lambda a, z: _hhmm(_at(a.start, z)), zoned=True),
         Derived("duration", int, _minutes),
-        Derived("timezone", int, lambda _: 0),
+        Derived("timezone", int, lambda a, z: _offset_minutes(_at(a.start, z)), zoned=True),
         Derived("name", str | None, _full_name),
     ),
     Block: (
@@ -162,7 +196,8 @@ DERIVED: Final[dict[type, tuple[Derived, ...]]] = {
     ResourceConsumerView: (Derived("object", str, lambda _: "resource"),),
     AvailableTimes: (Derived("resourceIds", str | None, lambda t: _joined(t.resource_ids)),),
     OutboxEvent: (
-        Derived("payload", dict[str, Any], lambda e: camel_data(e.payload)),
+        # Decision 44: what the webhook carries as its data (the record's HTTP form).
+        Derived("payload", dict[str, Any] | None, lambda e, z: event_data(e, z), zoned=True),
         Derived("deliveryStatus", str, lambda e: e.delivery_status),
         Derived("dueAt", datetime | None, lambda e: e.due_at),
     ),
@@ -176,13 +211,34 @@ DERIVED: Final[dict[type, tuple[Derived, ...]]] = {
 }
 
 
-def camel_data(value: Any) -> Any:
-    """Return JSON data (an event's payload) with the wire's names at every level."""
-    if isinstance(value, Mapping):
-        return {wire_name(None, str(key)): camel_data(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [camel_data(item) for item in value]
-    return value
+_RECORD_OF: Final[dict[Trigger, tuple[str, type]]] = {
+    Trigger.CUSTOMER_CREATED: ("customer", Customer),
+    Trigger.CUSTOMER_UPDATED: ("customer", Customer),
+    Trigger.RESOURCE_CREATED: ("resource", Resource),
+    Trigger.RESOURCE_UPDATED: ("resource", Resource),
+}
+"""Where an event's payload keeps its record (every other trigger: the appointment)."""
+
+
+def event_data(event: OutboxEvent, zone: tzinfo | None) -> dict[str, Any] | None:
+    """
+    Return the ``data`` of *event*'s webhook: its record as the HTTP interface returns it.
+
+    Decision 44: the payload keeps the record as it was when the change committed (snake_case
+    JSON data, cheap on the booking path); here it is read back and given the wire form by the
+    very function that answers ``GET`` of that record, in the zone of the event's location
+    (decision 43). A reminder whose appointment was deleted carries the reminder itself.
+    """
+    key, kind = _RECORD_OF.get(event.trigger, ("appointment", Appointment))
+    data = event.payload.get(key)
+    if data is None:
+        reminder = event.payload.get("reminder")
+        if reminder is None:
+            return None
+        data, kind = reminder, QueuedReminder
+    record = from_json_data(kind, data)
+    found = shape(kind)
+    return found.dump(record, zone) if found.located else found.dump(record)
 
 
 def _weekdays(availability: ResourceWeeklyAvailability) -> dict[str, Any]:
@@ -238,33 +294,42 @@ class Shape:
 
     kind: type
     struct: type[msgspec.Struct]
-    dump: Callable[[Any], dict[str, Any]]
-    """Return a record of *kind* as the spec's JSON object."""
+    dump: Callable[..., dict[str, Any]]
+    """Return a record of *kind* (and its location's zone) as the spec's JSON object."""
+    located: bool = False
+    """The record has a location whose zone its instants are given in (decision 43)."""
 
 
 def _compile_dump(
-    fields: list[tuple[str, str, Callable[[Any], Any]]], derived: tuple[Derived, ...]
-) -> Callable[[Any], dict[str, Any]]:
+    fields: list[tuple[str, str, Callable[[Any], Any]]],
+    derived: tuple[Derived, ...],
+    instants: frozenset[str] = frozenset(),
+) -> Callable[..., dict[str, Any]]:
     """
     Return a function building the JSON object of a record in one dict display.
 
     Generated source (as attrs generates ``__init__``): an availability week holds over a
-    hundred slots of fourteen fields, and a loop over a field table costs twice as much.
+    hundred slots of fourteen fields, and a loop over a field table costs twice as much. The
+    function takes the record and the zone of its location (decision 43): the *instants* fields
+    and the zoned derived fields are given in that zone (``None``: as stored, UTC).
     """
-    namespace: dict[str, Any] = {}
-    lines = ["def dump(record):", "    return {"]
+    namespace: dict[str, Any] = {"_local": _local}
+    lines = ["def dump(record, zone=None):", "    return {"]
     for number, (name, key, convert) in enumerate(fields):
-        if convert is _identity:
+        if name in instants:
+            lines.append(f"        {key!r}: _local(record.{name}, zone),")
+        elif convert is _identity:
             lines.append(f"        {key!r}: record.{name},")
         else:
             namespace[f"convert{number}"] = convert
             lines.append(f"        {key!r}: convert{number}(record.{name}),")
     for number, field in enumerate(derived):
         namespace[f"derive{number}"] = field.value
-        lines.append(f"        {field.name!r}: derive{number}(record),")
+        zone = ", zone" if field.zoned else ""
+        lines.append(f"        {field.name!r}: derive{number}(record{zone}),")
     lines.append("    }")
     exec("\n".join(lines), namespace)  # the source holds attrs field names and wire names only
-    dump: Callable[[Any], dict[str, Any]] = namespace["dump"]
+    dump: Callable[..., dict[str, Any]] = namespace["dump"]
     return dump
 
 
@@ -302,7 +367,22 @@ def shape(kind: type) -> Shape:
     overridden = {d.name for d in derived}
     fields = [f for f in fields if f[1] not in overridden]
     struct = msgspec.defstruct(kind.__name__, struct_fields, kw_only=True)
-    return Shape(kind=kind, struct=struct, dump=_compile_dump(fields, derived))
+    located = kind in LOCATED
+    instants = frozenset(
+        name for name, *_ in fields if located and _is_instant(hints[name])
+    )
+    return Shape(
+        kind=kind,
+        struct=struct,
+        dump=_compile_dump(fields, derived, instants),
+        located=located,
+    )
+
+
+def _is_instant(hint: Any) -> bool:
+    return hint is datetime or (
+        get_origin(hint) in (Union, types.UnionType) and datetime in get_args(hint)
+    )
 
 
 def _identity(value: Any) -> Any:
@@ -371,22 +451,31 @@ def _enum_type(kind: type[enum.Enum]) -> Any:
     return typing.Literal.__getitem__(tuple(member.value for member in kind))
 
 
-def to_wire(value: Any) -> Any:
-    """Return *value* (a record, a page, a list of them, plain data) as JSON-ready builtins."""
+def to_wire(value: Any, zones: Zones | None = None) -> Any:
+    """
+    Return *value* (a record, a page, a list of them, plain data) as JSON-ready builtins.
+
+    *zones* gives the zone of a location id: the instants of a located record (an appointment,
+    a block, an allocation, a resource) are given in its location's zone (decision 43).
+    Without it they stay UTC.
+    """
     if isinstance(value, Page):
-        return page(value, url=value.url)
+        return page(value, url=value.url, zones=zones)
     if attrs.has(type(value)):
-        return shape(type(value)).dump(value)  # type: ignore[arg-type]
+        found = shape(type(value))  # type: ignore[arg-type]
+        if found.located and zones is not None and value.location_id is not None:
+            return found.dump(value, zones(value.location_id))
+        return found.dump(value)
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, Mapping):
-        return {key: to_wire(item) for key, item in value.items()}
+        return {key: to_wire(item, zones) for key, item in value.items()}
     if isinstance(value, list | tuple | frozenset | set):
-        return [to_wire(item) for item in value]
+        return [to_wire(item, zones) for item in value]
     return value
 
 
-def page(result: Page[Any], *, url: str) -> dict[str, Any]:
+def page(result: Page[Any], *, url: str, zones: Zones | None = None) -> dict[str, Any]:
     """Return the spec's pagination envelope of *result*, naming the request's *url*."""
     return {
         "object": "list",
@@ -394,7 +483,7 @@ def page(result: Page[Any], *, url: str) -> dict[str, Any]:
         "hasMore": result.has_more,
         "count": result.count,
         "total": result.total,
-        "data": [to_wire(record) for record in result.data],
+        "data": [to_wire(record, zones) for record in result.data],
     }
 
 
