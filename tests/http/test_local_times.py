@@ -99,9 +99,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
             break
         except httpx.HTTPError:
             time.sleep(0.2)
-    client = httpx.Client(
-        base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=30
-    )
+    client = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=30)
     try:
         yield Served(client, location_id, service_id, resource_id)
     finally:
@@ -178,7 +176,9 @@ class TestAppointmentsInLocalTime:
         created = _book(
             served, f"{day.isoformat()}T15:00:00+01:00", f"{day.isoformat()}T15:30:00+01:00"
         )
-        again = _book(served, f"{day.isoformat()}T09:00:00-05:00", f"{day.isoformat()}T09:30:00-05:00")
+        again = _book(
+            served, f"{day.isoformat()}T09:00:00-05:00", f"{day.isoformat()}T09:30:00-05:00"
+        )
 
         assert 201 == created.status_code, created.text
         assert _text(day, "09:00", -300) == created.json()["startDateTime"]
@@ -199,7 +199,9 @@ class TestAvailabilityInLocalTime:
 
         assert 200 == answer.status_code, answer.text
         assert (_text(day, "09:00", -240), day.isoformat(), 900) == (
-            first["startDateTime"], first["date"], first["time"]
+            first["startDateTime"],
+            first["date"],
+            first["time"],
         )
 
     def test_tz_offset_asks_for_another_zone(self, served):

@@ -200,7 +200,7 @@ def from_json_data(kind: type[_R], data: Mapping[str, Any]) -> _R:
     hints = _hints(kind)
     values = {
         (field.alias or field.name): _load(hints[field.name], data[field.name])
-        for field in attrs.fields(kind)  # type: ignore[misc]
+        for field in attrs.fields(kind)  # type: ignore[arg-type]
         if field.init and field.name in data
     }
     return kind(**values)
@@ -222,7 +222,11 @@ def _load(hint: Any, value: Any) -> Any:
     origin = typing.get_origin(hint)
     if origin is typing.Union or origin is types.UnionType:
         for member in typing.get_args(hint):
-            if member is datetime or member is date or (isinstance(member, type) and attrs.has(member)):
+            if (
+                member is datetime
+                or member is date
+                or (isinstance(member, type) and attrs.has(member))
+            ):
                 return _load(member, value)
             if typing.get_origin(member) is tuple:
                 return _load(member, value)

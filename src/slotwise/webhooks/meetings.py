@@ -15,7 +15,7 @@ from typing import Final
 
 import httpx
 
-from slotwise.http._wire import to_wire
+from slotwise.http._documents import to_wire
 from slotwise.model import Appointment, Company
 
 from .addresses import Resolver, system_resolver

@@ -38,8 +38,8 @@ import msgspec
 
 from slotwise.booking.feeds import release_due_reminders
 from slotwise.errors import UnsafeDestination
-from slotwise.http._wire import event_data
-from slotwise.http._zones import location_zones
+from slotwise.http._documents import event_data
+from slotwise.http._lookups import StoreLookups
 from slotwise.model import Company, OutboxEvent, Trigger
 from slotwise.scheduler import Scheduler
 
@@ -220,7 +220,7 @@ class DeliveryWorker:
                            error="the company has no webhook signature key")  # fmt: skip
         zone = None
         if event.location_id is not None:
-            zone = location_zones(self.scheduler.store)(event.location_id)
+            zone = StoreLookups(self.scheduler.store).zone(event.location_id)
         try:
             response = post_signed(
                 self.client,
