@@ -87,7 +87,10 @@ class TestAppointments:
         assert "IN" == created["status"]
         assert "2026-03-03T14:00:00-05:00" == created["startDateTime"]  # New York's wall time
         assert (30, 1400, "2026-03-03", -300) == (
-            created["duration"], created["time"], created["date"], created["timezone"]
+            created["duration"],
+            created["time"],
+            created["date"],
+            created["timezone"],
         )
         assert created == again
 

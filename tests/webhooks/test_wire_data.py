@@ -171,3 +171,27 @@ class TestWebhookDataIsTheHttpAnswer:
             data["time"],
             data["timezone"],
         )
+
+
+def test_a_hand_written_payload_is_sent_as_given_in_wire_names(business, receiver):
+    """An event a host wrote with a partial record is sent as given, keys in camelCase."""
+    from slotwise.model import OutboxEvent, Trigger
+
+    store = business.scheduler.store
+    with store.transaction() as tx:
+        tx.insert(
+            OutboxEvent(
+                id="ev-hand",
+                company_id=business.company_id,
+                location_id=business.location_id,
+                sequence=tx.next_sequence(),
+                trigger=Trigger.BOOKING_CONFIRMATION,
+                entity_id="apt-hand",
+                payload={"appointment": {"id": "apt-hand", "group_size": 2}},
+                created_at=business.clock.now(),
+            )
+        )
+
+    assert {"id": "apt-hand", "groupSize": 2} == _only(
+        _delivered(business, receiver), "BookingConfirmation"
+    )

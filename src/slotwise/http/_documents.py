@@ -16,6 +16,7 @@ from typing import Any, Final
 import attrs
 import msgspec
 
+from slotwise.errors import SlotwiseError
 from slotwise.model import (
     Appointment,
     Customer,
@@ -27,7 +28,7 @@ from slotwise.model import (
 )
 from slotwise.paging import Page
 
-from ._wire import Lookups, shape
+from ._wire import Lookups, shape, wire_name
 
 __all__ = ["event_data", "page", "page_type", "to_wire"]
 
@@ -104,7 +105,9 @@ def event_data(event: OutboxEvent, zone: tzinfo | None) -> dict[str, Any] | None
     Decision 44: the payload keeps the record as it was when the change committed (snake_case
     JSON data, cheap on the booking path); here it is read back and given the wire form by the
     very function that answers ``GET`` of that record, in the zone of the event's location
-    (decision 43). A reminder whose appointment was deleted carries the reminder itself.
+    (decision 43). A reminder whose appointment was deleted carries the reminder itself. A
+    payload that is not a whole record (an event a host wrote by hand) is sent as given, with
+    the wire's names.
     """
     key, kind = _RECORD_OF.get(event.trigger, ("appointment", Appointment))
     data = event.payload.get(key)
@@ -113,6 +116,17 @@ def event_data(event: OutboxEvent, zone: tzinfo | None) -> dict[str, Any] | None
         if reminder is None:
             return None
         data, kind = reminder, QueuedReminder
-    record: Any = from_json_data(kind, data)
+    try:
+        record: Any = from_json_data(kind, data)
+    except (TypeError, ValueError, SlotwiseError):
+        return _named(data)  # type: ignore[no-any-return]
     found = shape(kind)
     return found.dump(record, zone) if found.located else found.dump(record)
+
+
+def _named(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {wire_name(None, str(key)): _named(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_named(item) for item in value]
+    return value

@@ -64,20 +64,23 @@ class ServiceAllocationChanges(AllocationChanges, total=False):
     service_id: str
 
 
-def _same_service(named: str | None, service_id: str) -> None:
-    # Decision 45: the spec's request table lists serviceId; decision 35: the service an
-    # allocation belongs to is placement and never changes, so only that service is accepted.
-    if named is not None and named != service_id:
+@operations
+class ServiceHoursOperations(ServiceAccess):
+    """Weekly hours, blocks and allocations of the principal's services."""
+
+    def _same_service(self, named: str | None, service_id: str) -> None:
+        # Decision 45: the spec's request table lists serviceId; decision 35: the service an
+        # allocation belongs to is placement and never changes, so only that service is
+        # accepted. Another service is looked up first: one the principal may not use is
+        # Unauthorized (decision 30), revealing nothing.
+        if named is None or named == service_id:
+            return
+        self._owned(named)
         raise InvalidReference(
             f"service_id {named!r} is not the service of this allocation ({service_id!r}); "
             "an allocation stays with its service",
             field="service_id",
         )
-
-
-@operations
-class ServiceHoursOperations(ServiceAccess):
-    """Weekly hours, blocks and allocations of the principal's services."""
 
     @property
     def _windows(self) -> TargetWindows:
@@ -178,7 +181,7 @@ class ServiceHoursOperations(ServiceAccess):
             InvalidTimeRange, InvalidDateRange: for invalid times or dates.
         """
         service, location_id = self._window_target(service_id, fields.get("location_id"))
-        _same_service(fields.get("service_id"), service.id)
+        self._same_service(fields.get("service_id"), service.id)
         values = {key: value for key, value in fields.items() if key != "service_id"}
         if not service.is_event:
             # Spec: Allocation, "Allocations exist for event-type services and for resources".
@@ -206,7 +209,7 @@ class ServiceHoursOperations(ServiceAccess):
         values = {key: value for key, value in changes.items() if key != "service_id"}
         if "service_id" in changes:
             current = self._windows.get(Allocation, allocation_id)
-            _same_service(changes["service_id"], current.target_id)
+            self._same_service(changes["service_id"], current.target_id)
         return self._windows.update(Allocation, allocation_id, values)  # type: ignore[arg-type]
 
     def get_allocation(self, allocation_id: str, /) -> Allocation:
