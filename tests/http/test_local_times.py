@@ -219,3 +219,40 @@ class TestAvailabilityInLocalTime:
 
         assert 200 == answer.status_code, answer.text
         assert f"{day.isoformat()}T14:00:00+01:00" == first["startDateTime"]
+
+
+class TestBlocksOverTheWire:
+    """A block created through the served interface with the spec's request forms (decision 45)."""
+
+    def test_a_repeating_block_from_a_date_time_start(self, served):
+        """startDate as a date-time (its New York date) with repeats blocks 09:00-10:00 daily."""
+        day = date(NEXT, 2, 2)
+        created = served.client.post(
+            f"/setup/v1/resources/{served.resource_id}/block",
+            json={
+                # 21:30 the evening before in Los Angeles is 00:30 on *day* in New York.
+                "startDate": f"{(day - timedelta(days=1)).isoformat()}T21:30:00-08:00",
+                "endDate": (day + timedelta(days=2)).isoformat(),
+                "startTime": 900,
+                "endTime": 1000,
+                "repeats": True,
+                "repeat": {"frequency": "D", "interval": 1},
+            },
+        )
+        read = served.client.get(f"/setup/v1/resources/blocks/{created.json()['id']}")
+        firsts = []
+        for offset in range(3):
+            one = (day + timedelta(days=offset)).isoformat()
+            times = served.client.get(
+                f"/consumer/v1/availability/{served.service_id}/{one}/{one}",
+                params={"resourceId": served.resource_id, "locationId": served.location_id},
+            ).json()["availableTimes"]
+            firsts.append(times[0]["startDateTime"])
+
+        assert 201 == created.status_code, created.text
+        assert (day.isoformat(), True, served.resource_id) == (
+            read.json()["startDate"],
+            read.json()["repeats"],
+            read.json()["resourceId"],
+        )
+        assert [_text(day + timedelta(days=offset), "10:00", -300) for offset in range(3)] == firsts
