@@ -256,3 +256,15 @@ class TestBlocksOverTheWire:
             read.json()["resourceId"],
         )
         assert [_text(day + timedelta(days=offset), "10:00", -300) for offset in range(3)] == firsts
+
+
+def test_other_located_records_carry_the_offset(api):
+    """A deleted resource's deletedTime and a delivery's times are New York local (in process)."""
+    deleted = api.call("DELETE /setup/v1/resources/{id}", id=api.ids["A"]["resource"])
+    deliveries = api.call("GET /setup/v1/webhooks/deliveries", params={"limit": 100})
+    located = [d for d in deliveries.json()["data"] if d["locationId"] is not None]
+
+    assert 200 == deleted.status_code, deleted.text
+    assert deleted.json()["deletedTime"].endswith("-05:00")
+    assert located
+    assert all(d["createDate"].endswith("-05:00") for d in located)

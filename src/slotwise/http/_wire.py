@@ -39,6 +39,7 @@ from slotwise.model import (
     Location,
     LocationSettings,
     OutboxEvent,
+    QueuedReminder,
     RepeatRule,
     Resource,
     ResourceConsumerView,
@@ -97,7 +98,17 @@ HIDDEN: Final[dict[type, frozenset[str]]] = {
 """Record fields that never cross the wire."""
 
 
-LOCATED: Final[frozenset[type]] = frozenset({Appointment, Block, Allocation, Resource, OutboxEvent})
+LOCATED: Final[frozenset[type]] = frozenset(
+    {
+        Appointment,
+        Block,
+        Allocation,
+        Resource,
+        ResourceConsumerView,
+        OutboxEvent,
+        QueuedReminder,
+    }
+)
 """Records whose instants cross the wire in their location's zone (decision 43)."""
 
 
