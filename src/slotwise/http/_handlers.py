@@ -248,6 +248,7 @@ def handler(
 
     def run(**values: Any) -> Any:
         request: Request[Any, Any, Any] = values.pop("request")
+        lookups = StoreLookups(scheduler.store)  # read lazily, once per request
         workspace = authenticate(request)
         _refuse_unknown_query(request, plan.query_names)
         principal = workspace.principal
@@ -263,7 +264,7 @@ def handler(
                 arguments[name] = reader(given) if reader else given
         body: dict[str, Any] = {}
         if plan.body is not None:
-            body = _body(route, plan, workspace, arguments, values["data"])
+            body = _body(route, plan, workspace, arguments, values["data"], lookups)
         if route.group == "scheduler":
             if principal is None or principal.location_ids is not None:
                 raise Unauthorized(field="authorization", value="a location-limited token")
@@ -285,7 +286,7 @@ def handler(
                 result = call(*positional, **arguments)
         else:
             result = call(*positional, **arguments)
-        return _respond(result, request, StoreLookups(scheduler.store))
+        return _respond(result, request, lookups)
 
     async def serve(**values: Any) -> Any:
         return await offload.run(run, **values)
@@ -335,10 +336,15 @@ def _refuse_unknown_query(request: Request[Any, Any, Any], allowed: set[str]) ->
 
 
 def _body(
-    route: Route, plan: _Plan, workspace: Workspace, arguments: dict[str, Any], data: Any
+    route: Route,
+    plan: _Plan,
+    workspace: Workspace,
+    arguments: dict[str, Any],
+    data: Any,
+    lookups: Lookups,
 ) -> dict[str, Any]:
     if isinstance(data, list) and data and isinstance(data[0], PatchOperation):
-        data = _patched(route, plan, workspace, arguments, data)
+        data = _patched(route, plan, workspace, arguments, data, lookups)
     if route.whole_body is not None:
         value = to_python(data)
         if route.operation == "resources.update_many":
@@ -354,12 +360,14 @@ def _patched(
     workspace: Workspace,
     arguments: Mapping[str, Any],
     operations: list[PatchOperation],
+    lookups: Lookups,
 ) -> Any:
     """Apply a JSON Patch to the record's wire form; return the changed fields as a body."""
     assert route.patch_from is not None
     group, _, name = route.patch_from.partition(".")
     record_id = next(iter(arguments[python] for _, python in plan.path))
-    current = to_wire(getattr(getattr(workspace, group), name)(record_id))
+    # The record exactly as GET shows it (local times, derived names) is what the patch edits.
+    current = to_wire(getattr(getattr(workspace, group), name)(record_id), lookups)
     document = msgspec.json.decode(msgspec.json.encode(current))
     patch = [
         {
