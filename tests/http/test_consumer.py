@@ -85,8 +85,13 @@ class TestAppointments:
         again = api.call("GET /consumer/v1/appointments/{id}", id=created["id"]).json()
 
         assert "IN" == created["status"]
-        assert "2026-03-03T19:00:00Z" == created["startDateTime"]  # 14:00 in New York, in UTC
-        assert (30, 1900, "2026-03-03") == (created["duration"], created["time"], created["date"])
+        assert "2026-03-03T14:00:00-05:00" == created["startDateTime"]  # New York's wall time
+        assert (30, 1400, "2026-03-03", -300) == (
+            created["duration"],
+            created["time"],
+            created["date"],
+            created["timezone"],
+        )
         assert created == again
 
     def test_create_with_complete_booking_books(self, api):

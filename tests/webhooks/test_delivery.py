@@ -89,15 +89,15 @@ class TestEveryChangeArrives:
         assert ("/reminder", "SmsReminder") in _triggers(receiver)
 
     def test_body_is_the_camel_case_record(self, business, receiver):
-        """data carries the appointment with the HTTP interface's names; webhook-id is the event id."""
+        """data is the appointment with the HTTP interface's names; webhook-id is the event id."""
         booked = business.book(10)
         _drain(business)
         request = next(r for r in receiver.received if b"BookingConfirmation" in r.body)
         body = json.loads(request.body)
         event = next(e for e in _events(business) if e.trigger.value == "BookingConfirmation")
 
-        assert booked.id == body["data"]["appointment"]["id"]
-        assert {"startDateTime", "endDateTime", "locationId"} <= set(body["data"]["appointment"])
+        assert booked.id == body["data"]["id"]
+        assert {"startDateTime", "endDateTime", "locationId"} <= set(body["data"])
         assert event.id == request.headers["webhook-id"]
 
     def test_a_refused_change_sends_nothing(self, business, receiver):

@@ -23,7 +23,9 @@ def meetings(business: Business, receiver: Receiver) -> Business:
     """The business with its meeting-link URL at the receiver and the HTTP provider."""
     business.workspace.company.update(meeting_webhook_url=f"{receiver.url}/meeting")
     business.scheduler.meeting_links = HttpMeetingLinks(
-        allow_local=True, client=httpx.Client(timeout=0.5, follow_redirects=False)
+        allow_local=True,
+        client=httpx.Client(timeout=0.5, follow_redirects=False),
+        store=business.scheduler.store,
     )
     # Workspaces built from now on use the provider (Scheduler passes it to each Context).
     return business
@@ -97,3 +99,17 @@ def test_without_a_url_nothing_is_asked(business, receiver):
 def test_the_default_scheduler_makes_no_call():
     """Scheduler() has no meeting-link provider: the library makes no network call."""
     assert None is Scheduler().meeting_links.meeting_url(None, None)  # type: ignore[arg-type]
+
+
+def test_the_request_carries_local_times(meetings, receiver):
+    """The appointment in the meeting-link request is in the location's time (decision 43)."""
+    receiver.answer = _answer_link
+    meetings.book(10)  # Tuesday 10:00 in New York
+    request = next(r for r in receiver.received if r.path == "/meeting")
+    appointment = json.loads(request.body)["data"]["appointment"]
+
+    assert ("2026-03-03T10:00:00-05:00", 1000, -300) == (
+        appointment["startDateTime"],
+        appointment["time"],
+        appointment["timezone"],
+    )

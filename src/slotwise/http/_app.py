@@ -195,9 +195,10 @@ def app_from_environment() -> Litestar:
     from slotwise.webhooks.meetings import HttpMeetingLinks
 
     allow_local = os.environ.get("SLOTWISE_WEBHOOKS_ALLOW_LOCAL") == "1"
+    store = SQLStore(url)
     scheduler = Scheduler(
-        SQLStore(url),
-        meeting_links=HttpMeetingLinks(allow_local=allow_local),
+        store,
+        meeting_links=HttpMeetingLinks(allow_local=allow_local, store=store),
         allow_local_webhooks=allow_local,
     )
     with_worker = os.environ.get("SLOTWISE_WITH_WORKER") == "1"

@@ -36,10 +36,12 @@ from slotwise.paging import Page
 from slotwise.scheduler import Scheduler, Workspace
 
 from ._bodies import PatchOperation, body_struct, fields_of, input_type, to_python
+from ._documents import page, page_type, to_wire
 from ._errors import ErrorBody, read_refusal
+from ._lookups import StoreLookups
 from ._routes import Route
 from ._threads import Offload
-from ._wire import camel, page, page_type, shape, to_wire, wire_type
+from ._wire import Lookups, camel, shape, wire_type
 
 __all__ = ["handler", "operation_of"]
 
@@ -94,7 +96,9 @@ def _parameters(function: Callable[..., Any]) -> list[tuple[str, Any, Any, inspe
             required = required_keys(declared, items)
             for key, item in items.items():
                 default = inspect.Parameter.empty if key in required else None
-                result.append((key, stripped(item), default, inspect.Parameter.KEYWORD_ONLY))
+                # Marked VAR_KEYWORD: a body field may share a path parameter's Python name
+                # (a service allocation's ``service_id``, decision 45) without being it.
+                result.append((key, stripped(item), default, inspect.Parameter.VAR_KEYWORD))
             continue
         result.append((parameter.name, hint, parameter.default, parameter.kind))
     return result
@@ -162,7 +166,12 @@ class _Plan:
             for name, _, _, kind in parameters
             if kind is inspect.Parameter.POSITIONAL_ONLY and name not in route.fixed
         ]
-        rest = [p for p in parameters if p[0] not in path_python and p[0] not in route.fixed]
+        rest = [
+            p
+            for p in parameters
+            if (p[0] not in path_python or p[3] is inspect.Parameter.VAR_KEYWORD)
+            and p[0] not in route.fixed
+        ]
         has_body = route.method in ("POST", "PUT")
         self.query = [p for p in rest if not has_body or p[0] in route.query]
         self.body_items = [p for p in rest if has_body and p[0] not in route.query]
@@ -241,6 +250,7 @@ def handler(
 
     def run(**values: Any) -> Any:
         request: Request[Any, Any, Any] = values.pop("request")
+        lookups = StoreLookups(scheduler.store)  # read lazily, once per request
         workspace = authenticate(request)
         _refuse_unknown_query(request, plan.query_names)
         principal = workspace.principal
@@ -254,15 +264,23 @@ def handler(
             if given is not None:
                 reader = _QUERY_READERS.get(name)
                 arguments[name] = reader(given) if reader else given
+        body: dict[str, Any] = {}
         if plan.body is not None:
-            arguments.update(_body(route, plan, workspace, arguments, values["data"]))
+            body = _body(route, plan, workspace, arguments, values["data"], lookups)
         if route.group == "scheduler":
             if principal is None or principal.location_ids is not None:
                 raise Unauthorized(field="authorization", value="a location-limited token")
             call = getattr(scheduler, route.method_name)
         else:
             call = getattr(getattr(workspace, route.group), route.method_name)
-        positional = [arguments.pop(name) for name in plan.positional if name in arguments]
+        # Path values fill the positional parameters first; a body field of the same Python
+        # name (a service allocation's ``service_id``) stays a keyword for the operation.
+        positional = [
+            arguments.pop(name) if name in arguments else body.pop(name)
+            for name in plan.positional
+            if name in arguments or name in body
+        ]
+        arguments.update(body)
         if route.deprecated:
             # The client is told by the Deprecation header; the server's log stays quiet.
             with warnings.catch_warnings():
@@ -270,7 +288,7 @@ def handler(
                 result = call(*positional, **arguments)
         else:
             result = call(*positional, **arguments)
-        return _respond(result, request)
+        return _respond(result, request, lookups)
 
     async def serve(**values: Any) -> Any:
         return await offload.run(run, **values)
@@ -320,10 +338,15 @@ def _refuse_unknown_query(request: Request[Any, Any, Any], allowed: set[str]) ->
 
 
 def _body(
-    route: Route, plan: _Plan, workspace: Workspace, arguments: dict[str, Any], data: Any
+    route: Route,
+    plan: _Plan,
+    workspace: Workspace,
+    arguments: dict[str, Any],
+    data: Any,
+    lookups: Lookups,
 ) -> dict[str, Any]:
     if isinstance(data, list) and data and isinstance(data[0], PatchOperation):
-        data = _patched(route, plan, workspace, arguments, data)
+        data = _patched(route, plan, workspace, arguments, data, lookups)
     if route.whole_body is not None:
         value = to_python(data)
         if route.operation == "resources.update_many":
@@ -339,12 +362,14 @@ def _patched(
     workspace: Workspace,
     arguments: Mapping[str, Any],
     operations: list[PatchOperation],
+    lookups: Lookups,
 ) -> Any:
     """Apply a JSON Patch to the record's wire form; return the changed fields as a body."""
     assert route.patch_from is not None
     group, _, name = route.patch_from.partition(".")
     record_id = next(iter(arguments[python] for _, python in plan.path))
-    current = to_wire(getattr(getattr(workspace, group), name)(record_id))
+    # The record exactly as GET shows it (local times, derived names) is what the patch edits.
+    current = to_wire(getattr(getattr(workspace, group), name)(record_id), lookups)
     document = msgspec.json.decode(msgspec.json.encode(current))
     patch = [
         {
@@ -382,11 +407,11 @@ def decode_error(error: msgspec.ValidationError, allowed: Mapping[str, str]) -> 
     return InvalidFormat(field=refused.field, expected=refused.message, value="")
 
 
-def _respond(result: Any, request: Request[Any, Any, Any]) -> Any:
+def _respond(result: Any, request: Request[Any, Any, Any], lookups: Lookups) -> Any:
     url = str(request.url.path) + (f"?{request.url.query}" if request.url.query else "")
     if isinstance(result, Page):
-        return page(result, url=url)
-    data = to_wire(result)
+        return page(result, url=url, lookups=lookups)
+    data = to_wire(result, lookups)
     if type(result).__name__ in _WITH_URL:
         data["url"] = url
     return data

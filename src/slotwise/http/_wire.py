@@ -21,9 +21,9 @@ import enum
 import functools
 import types
 import typing
-from collections.abc import Callable, Mapping
-from datetime import date, datetime
-from typing import Any, Final, Union, get_args, get_origin
+from collections.abc import Callable
+from datetime import date, datetime, tzinfo
+from typing import Any, Final, Literal, Protocol, Union, get_args, get_origin
 
 import attrs
 import msgspec
@@ -31,22 +31,33 @@ import msgspec
 from slotwise.availability.results import AvailableTimes, Slot
 from slotwise.model import (
     Allocation,
+    AllocationTarget,
     Appointment,
     Block,
+    BlockTarget,
     Company,
     Location,
     LocationSettings,
     OutboxEvent,
+    QueuedReminder,
     RepeatRule,
     Resource,
     ResourceConsumerView,
+    Service,
     WeeklyHours,
 )
 from slotwise.operations.locations import LocationSettingsEntry
 from slotwise.operations.resource_hours import ResourceWeeklyAvailability
-from slotwise.paging import Page
 
-__all__ = ["HIDDEN", "RENAMED", "camel", "shape", "to_wire", "wire_name", "wire_type"]
+__all__ = [
+    "HIDDEN",
+    "RENAMED",
+    "Lookups",
+    "camel",
+    "shape",
+    "wire_name",
+    "wire_type",
+]
 
 
 def camel(name: str) -> str:
@@ -87,6 +98,30 @@ HIDDEN: Final[dict[type, frozenset[str]]] = {
 """Record fields that never cross the wire."""
 
 
+LOCATED: Final[frozenset[type]] = frozenset(
+    {
+        Appointment,
+        Block,
+        Allocation,
+        Resource,
+        ResourceConsumerView,
+        OutboxEvent,
+        QueuedReminder,
+    }
+)
+"""Records whose instants cross the wire in their location's zone (decision 43)."""
+
+
+class Lookups(Protocol):
+    """What a record's wire form reads from other records (made per request or send)."""
+
+    def zone(self, location_id: str) -> tzinfo | None:
+        """Return the zone of the location (``None``: unknown; instants stay UTC)."""
+
+    def service_group_name(self, group_id: str) -> str | None:
+        """Return the name of the service group (``None``: unknown)."""
+
+
 def wire_name(kind: type | None, name: str) -> str:
     """Return the wire name of the field *name* of the record class *kind*."""
     if kind is not None and name in RENAMED_IN.get(kind, {}):
@@ -103,7 +138,38 @@ class Derived:
 
     name: str
     type: Any
-    value: Callable[[Any], Any]
+    value: Callable[..., Any]
+    needs: Literal["", "zone", "lookups"] = ""
+    """What *value* takes besides the record: its location's zone (``None``: UTC), or the
+    request's :class:`Lookups` (``None``: none, the field is null)."""
+
+
+def _at(instant: datetime, zone: tzinfo | None) -> datetime:
+    """Return *instant* in *zone* (``None``: as stored, UTC)."""
+    return instant if zone is None else instant.astimezone(zone)
+
+
+def _local(instant: datetime | None, zone: tzinfo | None) -> datetime | None:
+    # Decision 43: every instant of a located record carries its location's offset.
+    return instant if instant is None or zone is None else instant.astimezone(zone)
+
+
+def _hhmm(moment: datetime) -> int:
+    return moment.hour * 100 + moment.minute
+
+
+def _offset_minutes(moment: datetime) -> int:
+    offset = moment.utcoffset()
+    return 0 if offset is None else int(offset.total_seconds() // 60)
+
+
+def _target(window: Block | Allocation, kind: object) -> str | None:
+    return window.target_id if window.target is kind else None
+
+
+def _group_name(service: Service, lookups: Lookups | None) -> str | None:
+    group = service.service_group_id
+    return None if group is None or lookups is None else lookups.service_group_name(group)
 
 
 def _minutes(appointment: Appointment) -> int:
@@ -132,20 +198,29 @@ DERIVED: Final[dict[type, tuple[Derived, ...]]] = {
     Appointment: (
         Derived("resourceId", str | None, lambda a: a.resource_ids[0] if a.resource_ids else None),
         Derived("resourceIds", str | None, lambda a: _joined(a.resource_ids)),
-        # Instants are UTC on the wire; the date, time and offset fields describe them there.
-        Derived("date", date, lambda a: a.start.date()),
-        Derived("time", int, lambda a: a.start.hour * 100 + a.start.minute),
+        # Decision 43: the start's wall date, HHMM and offset (minutes) in the location's zone.
+        Derived("date", date, lambda a, z: _at(a.start, z).date(), needs="zone"),
+        Derived("time", int, lambda a, z: _hhmm(_at(a.start, z)), needs="zone"),
         Derived("duration", int, _minutes),
-        Derived("timezone", int, lambda _: 0),
+        Derived("timezone", int, lambda a, z: _offset_minutes(_at(a.start, z)), needs="zone"),
         Derived("name", str | None, _full_name),
     ),
     Block: (
         Derived("repeats", bool, lambda b: b.repeat is not None),
         Derived("businessId", str, lambda b: b.location_id),
+        # Spec: Block "resourceId (response)": the resource a resource block blocks.
+        Derived("resourceId", str | None, lambda b: _target(b, BlockTarget.RESOURCE)),
     ),
     Allocation: (
         Derived("repeats", bool, lambda a: a.repeat is not None),
         Derived("businessId", str, lambda a: a.location_id),
+        Derived("resourceId", str | None, lambda a: _target(a, AllocationTarget.RESOURCE)),
+        # Spec: Allocation input "serviceId": returned too, so a GET round-trips as a body.
+        Derived("serviceId", str | None, lambda a: _target(a, AllocationTarget.SERVICE)),
+    ),
+    Service: (
+        # Spec: Service "serviceGroupName": the name of the group the service belongs to.
+        Derived("serviceGroupName", str | None, _group_name, needs="lookups"),
     ),
     Resource: (
         *(
@@ -162,7 +237,8 @@ DERIVED: Final[dict[type, tuple[Derived, ...]]] = {
     ResourceConsumerView: (Derived("object", str, lambda _: "resource"),),
     AvailableTimes: (Derived("resourceIds", str | None, lambda t: _joined(t.resource_ids)),),
     OutboxEvent: (
-        Derived("payload", dict[str, Any], lambda e: camel_data(e.payload)),
+        # Decision 44: what the webhook carries as its data (the record's HTTP form).
+        Derived("payload", dict[str, Any] | None, lambda e, z: _event_data(e, z), needs="zone"),
         Derived("deliveryStatus", str, lambda e: e.delivery_status),
         Derived("dueAt", datetime | None, lambda e: e.due_at),
     ),
@@ -176,13 +252,10 @@ DERIVED: Final[dict[type, tuple[Derived, ...]]] = {
 }
 
 
-def camel_data(value: Any) -> Any:
-    """Return JSON data (an event's payload) with the wire's names at every level."""
-    if isinstance(value, Mapping):
-        return {wire_name(None, str(key)): camel_data(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [camel_data(item) for item in value]
-    return value
+def _event_data(event: OutboxEvent, zone: tzinfo | None) -> dict[str, Any] | None:
+    from ._documents import event_data  # the documents are built on the shapes defined here
+
+    return event_data(event, zone)
 
 
 def _weekdays(availability: ResourceWeeklyAvailability) -> dict[str, Any]:
@@ -208,8 +281,10 @@ def _weekdays_type() -> Any:
 def _settings(settings: LocationSettings, owner: Any) -> dict[str, Any]:
     # Decision 33: the deprecated businessId is returned beside locationId, same value.
     data = shape(LocationSettings).dump(settings)
+    # Spec: settings "id": the settings record is the location's, so it shares its id.
     data.update(
         object="settings",
+        id=getattr(owner, "location_id", None) or owner.id,
         companyId=owner.company_id,
         locationId=getattr(owner, "location_id", None) or owner.id,
         businessId=getattr(owner, "location_id", None) or owner.id,
@@ -220,7 +295,13 @@ def _settings(settings: LocationSettings, owner: Any) -> dict[str, Any]:
 @functools.cache
 def _settings_type() -> Any:
     base = shape(LocationSettings).struct
-    extra = [("object", str), ("companyId", str), ("locationId", str), ("businessId", str)]
+    extra = [
+        ("object", str),
+        ("id", str),
+        ("companyId", str),
+        ("locationId", str),
+        ("businessId", str),
+    ]
     fields = [(f.encode_name, f.type) for f in msgspec.structs.fields(base)]
     return msgspec.defstruct("LocationSettingsView", fields + extra, kw_only=True)
 
@@ -238,33 +319,44 @@ class Shape:
 
     kind: type
     struct: type[msgspec.Struct]
-    dump: Callable[[Any], dict[str, Any]]
-    """Return a record of *kind* as the spec's JSON object."""
+    dump: Callable[..., dict[str, Any]]
+    """Return a record of *kind* (and its location's zone) as the spec's JSON object."""
+    located: bool = False
+    """The record has a location whose zone its instants are given in (decision 43)."""
+    looks_up: bool = False
+    """A derived field reads other records (:class:`Lookups`)."""
 
 
 def _compile_dump(
-    fields: list[tuple[str, str, Callable[[Any], Any]]], derived: tuple[Derived, ...]
-) -> Callable[[Any], dict[str, Any]]:
+    fields: list[tuple[str, str, Callable[[Any], Any]]],
+    derived: tuple[Derived, ...],
+    instants: frozenset[str] = frozenset(),
+) -> Callable[..., dict[str, Any]]:
     """
     Return a function building the JSON object of a record in one dict display.
 
     Generated source (as attrs generates ``__init__``): an availability week holds over a
-    hundred slots of fourteen fields, and a loop over a field table costs twice as much.
+    hundred slots of fourteen fields, and a loop over a field table costs twice as much. The
+    function takes the record and the zone of its location (decision 43): the *instants* fields
+    and the zoned derived fields are given in that zone (``None``: as stored, UTC).
     """
-    namespace: dict[str, Any] = {}
-    lines = ["def dump(record):", "    return {"]
+    namespace: dict[str, Any] = {"_local": _local}
+    lines = ["def dump(record, zone=None, lookups=None):", "    return {"]
     for number, (name, key, convert) in enumerate(fields):
-        if convert is _identity:
+        if name in instants:
+            lines.append(f"        {key!r}: _local(record.{name}, zone),")
+        elif convert is _identity:
             lines.append(f"        {key!r}: record.{name},")
         else:
             namespace[f"convert{number}"] = convert
             lines.append(f"        {key!r}: convert{number}(record.{name}),")
     for number, field in enumerate(derived):
         namespace[f"derive{number}"] = field.value
-        lines.append(f"        {field.name!r}: derive{number}(record),")
+        extra = f", {field.needs}" if field.needs else ""
+        lines.append(f"        {field.name!r}: derive{number}(record{extra}),")
     lines.append("    }")
     exec("\n".join(lines), namespace)  # the source holds attrs field names and wire names only
-    dump: Callable[[Any], dict[str, Any]] = namespace["dump"]
+    dump: Callable[..., dict[str, Any]] = namespace["dump"]
     return dump
 
 
@@ -302,7 +394,34 @@ def shape(kind: type) -> Shape:
     overridden = {d.name for d in derived}
     fields = [f for f in fields if f[1] not in overridden]
     struct = msgspec.defstruct(kind.__name__, struct_fields, kw_only=True)
-    return Shape(kind=kind, struct=struct, dump=_compile_dump(fields, derived))
+    located = kind in LOCATED
+    instants = frozenset(name for name, *_ in fields if located and _is_instant(hints[name]))
+    return Shape(
+        kind=kind,
+        struct=struct,
+        dump=_compile_dump(fields, derived, instants),
+        located=located,
+        looks_up=any(field.needs == "lookups" for field in derived),
+    )
+
+
+def _is_instant(hint: Any) -> bool:
+    return hint is datetime or (
+        get_origin(hint) in (Union, types.UnionType) and datetime in get_args(hint)
+    )
+
+
+def _builtins(value: Any) -> Any:
+    """Return a nested value (a union's member, a mapping's item) as JSON-ready builtins."""
+    if attrs.has(type(value)):
+        return shape(type(value)).dump(value)  # type: ignore[arg-type]
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, abc.Mapping):
+        return {key: _builtins(item) for key, item in value.items()}
+    if isinstance(value, list | tuple | frozenset | set):
+        return [_builtins(item) for item in value]
+    return value
 
 
 def _identity(value: Any) -> Any:
@@ -322,15 +441,15 @@ def _converter(hint: Any) -> Callable[[Any], Any]:
             if inner is _identity:
                 return _identity
             return lambda value: None if value is None else inner(value)
-        return to_wire
+        return _builtins
     if origin in (tuple, list, frozenset, set, abc.Sequence, abc.Set):
         args = [a for a in get_args(hint) if a is not Ellipsis]
-        inner = _converter(args[0]) if args else to_wire
+        inner = _converter(args[0]) if args else _builtins
         if inner is _identity:
             return list
         return lambda values: [inner(v) for v in values]
     if origin in (abc.Mapping, dict):
-        return to_wire
+        return _builtins
     if isinstance(hint, type):
         if issubclass(hint, enum.Enum):
             return _enum_value
@@ -369,48 +488,3 @@ def wire_type(hint: Any) -> Any:
 def _enum_type(kind: type[enum.Enum]) -> Any:
     """Return a ``Literal`` of the enum's values: the wire carries the value, not the name."""
     return typing.Literal.__getitem__(tuple(member.value for member in kind))
-
-
-def to_wire(value: Any) -> Any:
-    """Return *value* (a record, a page, a list of them, plain data) as JSON-ready builtins."""
-    if isinstance(value, Page):
-        return page(value, url=value.url)
-    if attrs.has(type(value)):
-        return shape(type(value)).dump(value)  # type: ignore[arg-type]
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, Mapping):
-        return {key: to_wire(item) for key, item in value.items()}
-    if isinstance(value, list | tuple | frozenset | set):
-        return [to_wire(item) for item in value]
-    return value
-
-
-def page(result: Page[Any], *, url: str) -> dict[str, Any]:
-    """Return the spec's pagination envelope of *result*, naming the request's *url*."""
-    return {
-        "object": "list",
-        "url": url,
-        "hasMore": result.has_more,
-        "count": result.count,
-        "total": result.total,
-        "data": [to_wire(record) for record in result.data],
-    }
-
-
-@functools.cache
-def page_type(item: Any) -> type[msgspec.Struct]:
-    """Return the documented type of an envelope of *item* records."""
-    name = getattr(item, "__name__", "Item")
-    return msgspec.defstruct(
-        f"{name}Page",
-        [
-            ("object", str),
-            ("url", str),
-            ("hasMore", bool),
-            ("count", int),
-            ("total", int),
-            ("data", list[item]),
-        ],
-        kw_only=True,
-    )

@@ -48,6 +48,7 @@ from .events import QueuedReminder as QueuedReminder
 from .events import ReminderChannel as ReminderChannel
 from .events import Trigger as Trigger
 from .events import freeze_json as freeze_json
+from .events import from_json_data as from_json_data
 from .events import to_json_data as to_json_data
 from .hours import BusinessHours as BusinessHours
 from .hours import DayHours as DayHours

@@ -88,10 +88,15 @@ class ResourceFields(_ResourceCommon, total=False):
 
 
 class ResourceChanges(_ResourceCommon, total=False):
-    """Fields a resource update may change; the location stays fixed."""
+    """
+    Fields a resource update may change; the location stays fixed. ``service_id`` links one
+    more service (spec: PUT /setup/v1/resources/{id}, "serviceId link"): it is added to
+    ``linked_service_ids``.
+    """
 
     name: str
     reason: str | None
+    service_id: str
 
 
 @operations
@@ -201,6 +206,14 @@ class ResourceOperations(
             values["linked_service_ids"] = _linkable_services(
                 ctx, tx, values["linked_service_ids"], resource.location_id
             )
+        if "service_id" in values:
+            # Decision 45: the spec's "serviceId link" adds that service to the linked ones
+            # (a resource linked to none takes every service; linking one restricts it).
+            (linked,) = _linkable_services(
+                ctx, tx, [values.pop("service_id")], resource.location_id, field="service_id"
+            )
+            kept = values.get("linked_service_ids", resource.linked_service_ids)
+            values["linked_service_ids"] = tuple(dict.fromkeys((*kept, linked)))
         if "group_id" in values:
             _check_group(ctx, tx, values["group_id"], resource.location_id)
         updated = attrs.evolve(resource, **values)
@@ -429,13 +442,18 @@ def _check_group(ctx: Context, reader: Reader, group_id: str | None, location_id
 
 
 def _linkable_services(
-    ctx: Context, reader: Reader, service_ids: Iterable[str], location_id: str
+    ctx: Context,
+    reader: Reader,
+    service_ids: Iterable[str],
+    location_id: str,
+    *,
+    field: str = "linked_service_ids",
 ) -> tuple[str, ...]:
     """Return *service_ids* without repeats, each checked to be usable at *location_id*."""
     if isinstance(service_ids, str):
         # One id passed as a string would otherwise be split into characters.
         raise InvalidFormat(
-            field="linked_service_ids",
+            field=field,
             expected="a sequence of ids, not one string",
             value=service_ids,
         )
@@ -443,15 +461,14 @@ def _linkable_services(
     for service_id in service_ids:
         if reader.get(Service, service_id) is None:
             raise InvalidReference(
-                f"linked_service_ids: service {service_id!r} does not exist",
-                field="linked_service_ids",
+                f"{field}: service {service_id!r} does not exist",
+                field=field,
             )
-        service = ctx.owned(reader, Service, service_id, field="linked_service_ids")
+        service = ctx.owned(reader, Service, service_id, field=field)
         if not _usable_at(service, location_id):
             raise InvalidReference(
-                f"linked_service_ids: service {service_id!r} is not offered at the resource's "
-                "location",
-                field="linked_service_ids",
+                f"{field}: service {service_id!r} is not offered at the resource's location",
+                field=field,
             )
         checked[service_id] = None
     return tuple(checked)

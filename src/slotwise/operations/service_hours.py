@@ -34,7 +34,12 @@ from .windows import (
     WindowFields,
 )
 
-__all__ = ["ServiceAllocationFields", "ServiceBlockFields", "ServiceHoursOperations"]
+__all__ = [
+    "ServiceAllocationChanges",
+    "ServiceAllocationFields",
+    "ServiceBlockFields",
+    "ServiceHoursOperations",
+]
 
 
 class ServiceBlockFields(WindowFields, total=False):
@@ -44,14 +49,38 @@ class ServiceBlockFields(WindowFields, total=False):
 
 
 class ServiceAllocationFields(AllocationFields, total=False):
-    """Fields of a new service allocation: an allocation's, plus ``location_id``."""
+    """
+    Fields of a new service allocation: an allocation's, plus ``location_id`` and
+    ``service_id`` (spec: Allocation input; when given, it must name the service allocated to).
+    """
 
     location_id: str | None
+    service_id: str
+
+
+class ServiceAllocationChanges(AllocationChanges, total=False):
+    """An allocation's changes, plus ``service_id``: the allocation's own service, unchanged."""
+
+    service_id: str
 
 
 @operations
 class ServiceHoursOperations(ServiceAccess):
     """Weekly hours, blocks and allocations of the principal's services."""
+
+    def _same_service(self, named: str | None, service_id: str) -> None:
+        # Decision 45: the spec's request table lists serviceId; decision 35: the service an
+        # allocation belongs to is placement and never changes, so only that service is
+        # accepted. Another service is looked up first: one the principal may not use is
+        # Unauthorized (decision 30), revealing nothing.
+        if named is None or named == service_id:
+            return
+        self._owned(named)
+        raise InvalidReference(
+            f"service_id {named!r} is not the service of this allocation ({service_id!r}); "
+            "an allocation stays with its service",
+            field="service_id",
+        )
 
     @property
     def _windows(self) -> TargetWindows:
@@ -152,6 +181,8 @@ class ServiceHoursOperations(ServiceAccess):
             InvalidTimeRange, InvalidDateRange: for invalid times or dates.
         """
         service, location_id = self._window_target(service_id, fields.get("location_id"))
+        self._same_service(fields.get("service_id"), service.id)
+        values = {key: value for key, value in fields.items() if key != "service_id"}
         if not service.is_event:
             # Spec: Allocation, "Allocations exist for event-type services and for resources".
             raise InvalidReference(
@@ -160,18 +191,26 @@ class ServiceHoursOperations(ServiceAccess):
                 field="service_id",
             )
         return self._windows.create(
-            Allocation, target_id=service.id, location_id=location_id, fields=fields
+            Allocation, target_id=service.id, location_id=location_id, fields=values
         )
 
     def update_allocation(
-        self, allocation_id: str, /, **changes: Unpack[AllocationChanges]
+        self, allocation_id: str, /, **changes: Unpack[ServiceAllocationChanges]
     ) -> Allocation:
         """
         Change a service allocation (spec: PUT /setup/v1/services/allocations/{id}).
 
         ``booking_limit`` 0 is allowed and means "not set" (spec: Booking-limit related fields).
+        ``service_id``, when given, must be the allocation's own service.
+
+        Raises:
+            InvalidReference: when ``service_id`` names another service; nothing changes.
         """
-        return self._windows.update(Allocation, allocation_id, changes)
+        values = {key: value for key, value in changes.items() if key != "service_id"}
+        if "service_id" in changes:
+            current = self._windows.get(Allocation, allocation_id)
+            self._same_service(changes["service_id"], current.target_id)
+        return self._windows.update(Allocation, allocation_id, values)  # type: ignore[arg-type]
 
     def get_allocation(self, allocation_id: str, /) -> Allocation:
         """

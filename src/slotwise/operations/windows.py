@@ -9,13 +9,14 @@ own calls and docstrings and hands each to its :class:`TargetWindows` in one lin
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import date
+from datetime import date, datetime
 from typing import Any, Required, TypedDict, TypeVar
 
 import attrs
 
-from slotwise.errors import NotFound
-from slotwise.model import Allocation, AllocationTarget, Block, BlockTarget, RepeatRule
+from slotwise._time import zone
+from slotwise.errors import FieldRequired, InvalidFormat, NotFound
+from slotwise.model import Allocation, AllocationTarget, Block, BlockTarget, Location, RepeatRule
 from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, Page, check_window
 from slotwise.storage.listing import ListQuery, as_page
@@ -37,21 +38,26 @@ class _WindowCommon(TypedDict, total=False):
     end_time: int
     all_day: bool
     reason: str | None
+    repeats: bool
     repeat: RepeatRule | None
 
 
 class WindowFields(_WindowCommon, total=False):
-    """Fields of a new block: ``start_date`` and ``end_date`` (a date, ISO text or ``never``)."""
+    """
+    Fields of a new block: ``start_date`` and ``end_date`` (a date, a date-time, ISO text of
+    either, or ``never`` for the end), and ``repeats`` (false: no repeat, whatever ``repeat``
+    says; true: ``repeat`` is required).
+    """
 
-    start_date: Required[date]
-    end_date: Required[date | str]
+    start_date: Required[date | datetime | str]
+    end_date: Required[date | datetime | str]
 
 
 class WindowChanges(_WindowCommon, total=False):
     """Fields a block update may change; omitted fields (times, reason) are preserved."""
 
-    start_date: date
-    end_date: date | str
+    start_date: date | datetime | str
+    end_date: date | datetime | str
 
 
 class AllocationFields(WindowFields, total=False):
@@ -100,15 +106,15 @@ class TargetWindows:
         ctx = self.ctx
         # A service names the location of its window among the fields; it is placed already.
         values: dict[str, Any] = {k: v for k, v in fields.items() if k != "location_id"}
-        window = kind(
-            id=ctx.ids.new_id(),
-            company_id=ctx.company_id,
-            location_id=location_id,
-            target=self._target(kind),
-            target_id=target_id,
-            **values,
-        )
         with ctx.store.transaction() as tx:
+            window = kind(
+                id=ctx.ids.new_id(),
+                company_id=ctx.company_id,
+                location_id=location_id,
+                target=self._target(kind),
+                target_id=target_id,
+                **_spec_values(tx, location_id, values, None),
+            )
             tx.insert(window)
         return window
 
@@ -157,8 +163,9 @@ class TargetWindows:
             ValidationError: for invalid dates or times; nothing is changed.
         """
         with self.ctx.store.transaction() as tx:
-            values: dict[str, Any] = dict(changes)
-            updated = attrs.evolve(self._live(tx, kind, window_id), **values)
+            current = self._live(tx, kind, window_id)
+            values = _spec_values(tx, current.location_id, dict(changes), current)
+            updated = attrs.evolve(current, **values)
             tx.update(updated)
         return updated
 
@@ -182,6 +189,52 @@ class TargetWindows:
         if not _visible(window, self._target(kind)):
             raise NotFound(kind=kind.__name__, record_id=window_id)
         return window
+
+
+def _spec_values(
+    reader: Reader, location_id: str, values: dict[str, Any], current: Block | Allocation | None
+) -> dict[str, Any]:
+    """
+    Return *values* with the spec's request forms read (decision 45).
+
+    ``repeats`` false drops the repeat (a ``repeat`` sent beside it is ignored, as forms send
+    both); true requires a ``repeat``, given or kept. A date-time ``start_date`` or
+    ``end_date`` (the spec's endpoint tables type them so) stands for its date in the
+    location's zone; a naive one for its own date, a wall time there already.
+    """
+    repeats = values.pop("repeats", None)
+    if repeats is False:
+        values["repeat"] = None
+    elif repeats is True:
+        kept = current.repeat if current is not None else None
+        if values.get("repeat", kept) is None:
+            raise FieldRequired(field="repeat")
+    for name in ("start_date", "end_date"):
+        if name in values:
+            values[name] = _window_date(reader, location_id, name, values[name])
+    return values
+
+
+def _window_date(reader: Reader, location_id: str, name: str, value: Any) -> Any:
+    if isinstance(value, str) and "T" in value:
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            raise InvalidFormat(
+                field=name, expected="a date or an ISO 8601 date-time", value=value
+            ) from None
+    elif isinstance(value, str) and name == "start_date":
+        try:
+            return date.fromisoformat(value)
+        except ValueError:
+            raise InvalidFormat(field=name, expected="a date (YYYY-MM-DD)", value=value) from None
+    if not isinstance(value, datetime):
+        return value
+    if value.tzinfo is None or value.utcoffset() is None:
+        return value.date()
+    location = reader.get(Location, location_id)
+    local = value if location is None else value.astimezone(zone(location.timezone))
+    return local.date()
 
 
 def _visible(window: Block | Allocation, target: object) -> bool:

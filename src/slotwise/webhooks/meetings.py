@@ -10,13 +10,15 @@ and the booking records why in ``meeting_error`` (``slotwise.operations.meetings
 
 from __future__ import annotations
 
-import json
 from typing import Final
 
 import httpx
+import msgspec
 
-from slotwise.http._wire import to_wire
+from slotwise.http._documents import to_wire
+from slotwise.http._lookups import StoreLookups
 from slotwise.model import Appointment, Company
+from slotwise.storage.protocol import Store
 
 from .addresses import Resolver, system_resolver
 from .posting import post_signed
@@ -38,6 +40,8 @@ class HttpMeetingLinks:
         client: the httpx client (default: 5 s timeout, no redirects).
         resolve: the resolver of the destination check.
         allow_local: the development setting (http and loopback receivers).
+        store: where the appointment's location is read, so its date-times carry that
+            location's offset as every webhook's do (decision 43); without it, UTC.
 
     .. versionadded:: 0.1
     """
@@ -48,10 +52,12 @@ class HttpMeetingLinks:
         client: httpx.Client | None = None,
         resolve: Resolver = system_resolver,
         allow_local: bool = False,
+        store: Store | None = None,
     ) -> None:
         self.client = client or httpx.Client(timeout=TIMEOUT, follow_redirects=False)
         self.resolve = resolve
         self.allow_local = allow_local
+        self.store = store
 
     def meeting_url(self, appointment: Appointment, company: Company) -> str | None:
         """Post the appointment to the company's URL; return the ``meetingUrl`` it answers."""
@@ -61,11 +67,12 @@ class HttpMeetingLinks:
         key = company.webhook_signature_hash
         if not key:
             raise MeetingLinkFailed("the company has no webhook signature key")
-        document = {"trigger": "MeetingLinkRequest", "data": {"appointment": to_wire(appointment)}}
+        lookups = None if self.store is None else StoreLookups(self.store)
+        data = {"appointment": to_wire(appointment, lookups)}
         response = post_signed(
             self.client,
             url,
-            json.dumps(document, separators=(",", ":"), default=str).encode(),
+            msgspec.json.encode({"trigger": "MeetingLinkRequest", "data": data}),
             key,
             message_id=f"meeting-{appointment.id}",
             timestamp=appointment.created_at,

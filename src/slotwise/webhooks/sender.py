@@ -27,18 +27,19 @@ has no URL for its kind is marked delivered with nothing sent (``last_error`` sa
 from __future__ import annotations
 
 import email.utils
-import json
 import logging
 import threading
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from typing import Any, Final
 
 import attrs
 import httpx
+import msgspec
 
 from slotwise.booking.feeds import release_due_reminders
 from slotwise.errors import UnsafeDestination
-from slotwise.http._wire import camel_data
+from slotwise.http._documents import event_data
+from slotwise.http._lookups import StoreLookups
 from slotwise.model import Company, OutboxEvent, Trigger
 from slotwise.scheduler import Scheduler
 
@@ -65,10 +66,16 @@ def url_for(company: Company, trigger: Trigger) -> str | None:
     return company.booking_webhook_url
 
 
-def body_of(event: OutboxEvent) -> bytes:
-    """Return the request body of *event*: ``{"trigger", "data"}`` as compact UTF-8 JSON."""
-    document = {"trigger": event.trigger.value, "data": camel_data(event.payload)}
-    return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
+def body_of(event: OutboxEvent, zone: tzinfo | None = None) -> bytes:
+    """
+    Return the request body of *event*: ``{"trigger", "data"}`` as compact UTF-8 JSON.
+
+    ``data`` is the event's record exactly as the HTTP interface returns it (decision 44), its
+    instants in *zone*, the zone of the event's location (decision 43), and encoded by the same
+    encoder as the HTTP answers, so every value has the same text.
+    """
+    document = {"trigger": event.trigger.value, "data": event_data(event, zone)}
+    return msgspec.json.encode(document)
 
 
 @attrs.frozen(kw_only=True)
@@ -211,11 +218,14 @@ class DeliveryWorker:
         if not key:
             return Outcome(event_id=event.id, delivered=False,
                            error="the company has no webhook signature key")  # fmt: skip
+        zone = None
+        if event.location_id is not None:
+            zone = StoreLookups(self.scheduler.store).zone(event.location_id)
         try:
             response = post_signed(
                 self.client,
                 url,
-                body_of(event),
+                body_of(event, zone),
                 key,
                 message_id=event.id,
                 timestamp=self.scheduler.clock.now(),
