@@ -7,7 +7,8 @@ bridge by a veth pair and given the next address of a private /24. Nothing is ro
 have no default route, so they reach the bridge's addresses and nothing else.
 
 Every name carries a per-run suffix (``sw<pid hex>``), so parallel runs never collide; the subnet
-is ``10.231.N.0/24`` with ``N`` the first that no interface of this machine already uses.
+is ``10.231.N.0/24`` with ``N`` the first that no interface of this machine already uses (chosen
+under a lock file, so parallel runs take turns).
 :meth:`Network.close` ends every process a host started (their process groups), deletes the
 namespaces, the veth pairs and the bridge, and runs even when a test fails (the context manager
 and the fixtures call it). Making namespaces needs root and ``ip``: :func:`unavailable_reason`
@@ -17,6 +18,7 @@ says why they cannot be made here.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import ipaddress
 import itertools
 import os
@@ -31,6 +33,7 @@ from typing import Any
 import attrs
 
 _runs = itertools.count()
+_LOCK = os.path.join(tempfile.gettempdir(), "slotwise-hosts-subnets.lock")
 
 
 def unavailable_reason() -> str | None:
@@ -97,7 +100,7 @@ class Host:
         options.setdefault("env", dict(os.environ))
         log = None
         if "stderr" not in options:
-            log = options["stderr"] = tempfile.TemporaryFile()
+            log = options["stderr"] = tempfile.TemporaryFile()  # noqa: SIM115 - closed by stop()
         process = subprocess.Popen(
             ["ip", "netns", "exec", self.name, *command], start_new_session=True, **options
         )
@@ -200,11 +203,18 @@ def network(*roles: str) -> Iterator[Network]:
     """Yield a network with a host per role; everything is removed on exit, also on failure."""
     suffix = f"{os.getpid() % 0xFFFF:x}{next(_runs)}"
     bridge = f"sw{suffix}br"
-    subnet = _free_subnet()
-    made = Network(suffix=suffix, subnet=subnet, bridge=bridge)
+    with open(_LOCK, "a") as lock:
+        # Parallel runs (pytest-xdist workers) choose a subnet one at a time.
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subnet = _free_subnet()
+        made = Network(suffix=suffix, subnet=subnet, bridge=bridge)
+        try:
+            ip("link", "add", bridge, "type", "bridge")
+            ip("addr", "add", f"{made.gateway}/{subnet.prefixlen}", "dev", bridge)
+        except OSError:
+            made.close()
+            raise
     try:
-        ip("link", "add", bridge, "type", "bridge")
-        ip("addr", "add", f"{made.gateway}/{subnet.prefixlen}", "dev", bridge)
         ip("link", "set", bridge, "up")
         for role in roles:
             made.add(role)

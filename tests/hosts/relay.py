@@ -32,6 +32,7 @@ async def main(port: int, address: str, target: int) -> None:
     """Relay every connection to 127.0.0.1:*port* to *address*:*target*."""
 
     async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Connect to the target and copy both ways."""
         try:
             upstream_reader, upstream_writer = await asyncio.open_connection(address, target)
         except OSError:

@@ -86,11 +86,14 @@ def worker(host: Host, url: str, *options: str) -> subprocess.Popen[bytes]:
 
 
 def worker_name(host: Host, process: subprocess.Popen[bytes]) -> str:
-    """Return the lease owner name of a worker process (``hostname:pid``, see ``cli.py``)."""
+    """
+    Return the prefix of a worker process's lease owners: its threads lease as
+    ``hostname:pid:n`` (``cli.py``, ``start_workers``).
+    """
     import socket
 
     # `ip netns exec` shares the UTS and PID namespaces: the same host name, the same pid.
-    return f"{socket.gethostname()}:{process.pid}"
+    return f"{socket.gethostname()}:{process.pid}:"
 
 
 def receiver(host: Host, delay: float = 0.0) -> str:
