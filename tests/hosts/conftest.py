@@ -19,12 +19,17 @@ from . import postgres as pg
 HOSTS = ("h1", "h2", "h3")
 
 
-@pytest.fixture(scope="module")
-def network() -> Iterator[netns.Network]:
-    """A bridge with a ``db`` host and the application hosts ``h1``-``h3``."""
+def require_harness() -> None:
+    """Skip (or, with ``SLOTWISE_REQUIRE_SERVERS=1``, fail) when the harness cannot run here."""
     reason = netns.unavailable_reason() or pg.unavailable_reason()
     if reason:
         unavailable(f"the hosts harness cannot run here: {reason}")
+
+
+@pytest.fixture(scope="module")
+def network() -> Iterator[netns.Network]:
+    """A bridge with a ``db`` host and the application hosts ``h1``-``h3``."""
+    require_harness()
     with netns.network("db", *HOSTS) as made:
         yield made
 
@@ -36,9 +41,9 @@ def postgres(network: netns.Network) -> Iterator[pg.Postgres]:
         yield server
 
 
-@pytest.fixture(autouse=True)
-def _stop_processes(network: netns.Network) -> Iterator[None]:
-    """After each test, end what it started in the application hosts (their ports are free)."""
-    yield
+@pytest.fixture
+def hosts(network: netns.Network) -> Iterator[netns.Network]:
+    """The network; after the test, what it started in the application hosts is ended."""
+    yield network
     for role in HOSTS:
         network.hosts[role].stop()

@@ -51,11 +51,11 @@ def _race(network: Network, world: World, hosts: list[str], starts: int) -> list
 
 
 class TestLastSeats:
-    def test_two_hosts_book_the_last_seats_exactly(self, network: Network, postgres: Postgres):
+    def test_two_hosts_book_the_last_seats_exactly(self, hosts: Network, postgres: Postgres):
         """Two hosts' clients race for 3 slots x 2 seats: 6 bookings, every refusal a 409."""
         world = seed(postgres.database(), seats=2)
 
-        outcomes = _race(network, world, ["h1", "h2"], starts=3)
+        outcomes = _race(hosts, world, ["h1", "h2"], starts=3)
 
         booked = [id_ for status, _, id_ in outcomes if status == 201]
         assert 2 * THREADS * ATTEMPTS == len(outcomes)

@@ -94,15 +94,15 @@ def _check_events(world: World, booked: list[str], received: set[str]) -> None:
 
 
 class TestDelivery:
-    def test_two_worker_hosts_deliver_every_event_once(self, network: Network, postgres: Postgres):
+    def test_two_worker_hosts_deliver_every_event_once(self, hosts: Network, postgres: Postgres):
         """Bookings through two hosts: each event reaches the third host's receiver exactly once."""
-        world, receiver, bases, _ = _start(network, postgres, 0.0, "--batch", "5")
+        world, receiver, bases, _ = _start(hosts, postgres, 0.0, "--batch", "5")
         plan = {"servers": bases, "token": world.token, "threads": 2, "pick": "each"}
         requests = _bookings(world)
         results = services.clients(
             [
-                (network.hosts["h1"], {**plan, "requests": requests[::2]}),
-                (network.hosts["h2"], {**plan, "requests": requests[1::2]}),
+                (hosts.hosts["h1"], {**plan, "requests": requests[::2]}),
+                (hosts.hosts["h2"], {**plan, "requests": requests[1::2]}),
             ]
         )
         outcomes = [o for result in results for o in result["outcomes"]]
@@ -115,8 +115,8 @@ class TestDelivery:
         print(f"senders: {Counter(record[1] for record in records)}")
         _check_events(world, [id_ for _, _, id_ in outcomes], set(counts))
         assert [] == [event_id for event_id, seen in counts.items() if seen > 1]
-        hosts = {network.hosts[role].address for role in ("h1", "h2")}
-        assert {record[1] for record in records} <= hosts
+        workers = {hosts.hosts[role].address for role in ("h1", "h2")}
+        assert {record[1] for record in records} <= workers
 
 
 def _claimed_by(world: World, owner: str) -> set[str]:
@@ -128,11 +128,11 @@ def _claimed_by(world: World, owner: str) -> set[str]:
 
 
 class TestCutOff:
-    def test_a_host_cut_off_mid_run_loses_nothing(self, network: Network, postgres: Postgres):
+    def test_a_host_cut_off_mid_run_loses_nothing(self, hosts: Network, postgres: Postgres):
         """h2's link goes down mid-run, then up: nothing partial, another host delivers its claims."""
-        h1, h2, h3 = (network.hosts[role] for role in ("h1", "h2", "h3"))
+        h1, h2, h3 = (hosts.hosts[role] for role in ("h1", "h2", "h3"))
         world, receiver, bases, workers = _start(
-            network, postgres, 0.3, "--batch", "5", "--lease", "3"
+            hosts, postgres, 0.3, "--batch", "5", "--lease", "3"
         )
         owner = services.worker_name(h2, workers[h2.address])
         plan = {
@@ -189,5 +189,6 @@ class TestCutOff:
         # Its claims went to another host once their leases ran out; only the one event whose
         # delivery h2 was recording when cut off (its row locked by h2's open transaction until
         # h2 came back and committed) may have been delivered by h2 alone.
+        assert set() == snapshot["claimed"] - set(senders)
         alone = [i for i in snapshot["claimed"] if senders[i] == {h2.address}]
         assert len(alone) <= 1, alone
