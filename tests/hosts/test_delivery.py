@@ -120,10 +120,17 @@ class TestDelivery:
 
 
 def _claimed_by(world: World, owner: str) -> set[str]:
-    """Return the ids of undelivered events leased to a thread of the worker *owner*."""
+    """
+    Return the ids of undelivered booking events leased to a thread of the worker *owner*
+    (its customer event has no URL: it is marked delivered without being sent).
+    """
     _, events = _records(world)
     return {
-        e.id for e in events if (e.lease_owner or "").startswith(owner) and e.delivered_at is None
+        e.id
+        for e in events
+        if e.trigger is Trigger.BOOKING_CONFIRMATION
+        and (e.lease_owner or "").startswith(owner)
+        and e.delivered_at is None
     }
 
 
