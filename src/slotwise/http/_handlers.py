@@ -30,24 +30,44 @@ from litestar.enums import RequestEncodingType
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.datastructures import ResponseSpec
 
-from slotwise.errors import InvalidFormat, SlotwiseError, Unauthorized, UnexpectedField
+from slotwise.errors import (
+    FieldRequired,
+    InvalidFormat,
+    NotFound,
+    SlotwiseError,
+    Unauthorized,
+    UnexpectedField,
+)
 from slotwise.operations._inputs import required_keys, stripped
 from slotwise.paging import Page
 from slotwise.scheduler import Scheduler, Workspace
 
 from ._bodies import PatchOperation, body_struct, fields_of, input_type, to_python
 from ._documents import page, page_type, to_wire
-from ._errors import ErrorBody, read_refusal
+from ._errors import (
+    CHOICES,
+    WIRE_NAMES,
+    ErrorBody,
+    Refusal,
+    as_sent,
+    read_refusal,
+    refusal_error,
+    unsupported_media_type,
+)
 from ._lookups import StoreLookups
 from ._routes import Route
 from ._threads import Offload
-from ._wire import Lookups, camel, shape, wire_type
+from ._wire import Lookups, camel, shape, wire_name, wire_type
 
 __all__ = ["handler", "operation_of"]
 
 _PLACEHOLDER: Final = re.compile(r"{(\w+)}")
 EXTENSIONS_TAG: Final = "slotwise extensions"
 """The OpenAPI tag of every path that is slotwise's, not the spec's (decision 46)."""
+_JSON: Final = "application/json"
+_PATCH: Final = "application/json-patch+json"
+_BODY_STATE: Final = "slotwise_body"
+_WORKSPACE: Final = "slotwise_workspace"
 _WITH_URL: Final = frozenset({"AvailableTimes", "DayAvailability", "UnavailableTimes"})
 
 _BODY_TEXT: Final = "JSON object of the fields to set; unknown fields are refused (400)."
@@ -176,9 +196,71 @@ class _Plan:
         self.query = [p for p in rest if not has_body or p[0] in route.query]
         self.body_items = [p for p in rest if has_body and p[0] not in route.query]
         self.query_names = {route.rename.get(name) or camel(name) for name, *_ in self.query}
+        self.required = frozenset(
+            name for name, _, default, _ in self.body_items if default is inspect.Parameter.empty
+        )
         self.body: Any = None
         if self.body_items:
             self.body = self._body_type()
+        self.wire = self._wire_names()
+        self.choices = self._choices()
+
+    @property
+    def allowed(self) -> list[str]:
+        """The top-level body fields the route accepts, by wire name."""
+        body = self.body if isinstance(self.body, type) else None
+        if body is not None and issubclass(body, msgspec.Struct):
+            return sorted(fields_of(body))
+        for member in get_args(self.body):
+            if isinstance(member, type) and issubclass(member, msgspec.Struct):
+                return sorted(fields_of(member))
+        return []
+
+    @property
+    def media_types(self) -> tuple[str, ...]:
+        """The content types a body of this route may be sent as (decision 45)."""
+        if self.route.patch_from is not None:
+            return (_JSON, _PATCH)
+        return (_JSON,)
+
+    def _wire_names(self) -> dict[str, str]:
+        """Return Python name -> the name the client wrote, for every input of the route."""
+        route = self.route
+        names: dict[str, str] = {}
+        for name, *_ in self.body_items:
+            names[name] = route.rename.get(name) or wire_name(route.record, name)
+        if isinstance(self.body, type) and issubclass(self.body, msgspec.Struct):
+            names.update({python: wire for wire, python in fields_of(self.body).items()})
+        elif get_origin(self.body) in (Union, types.UnionType):
+            for member in get_args(self.body):
+                if isinstance(member, type) and issubclass(member, msgspec.Struct):
+                    names.update({python: wire for wire, python in fields_of(member).items()})
+        if route.whole_body is not None:
+            names[route.whole_body] = "body"
+        for name, *_ in self.query:
+            wire = route.rename.get(name) or camel(name)
+            names[name] = names[f"q_{name}"] = wire
+        for placeholder, python in self.path:
+            names[python] = placeholder
+        if route.company_in_path:
+            names["company_id"] = "id"
+        return names
+
+    def _choices(self) -> dict[str, tuple[object, ...]]:
+        """Return the accepted values of the query parameters and body fields with a fixed set."""
+        choices: dict[str, tuple[object, ...]] = {}
+        for name, hint, *_ in self.query:
+            kind = _query_type(hint)
+            for member in _members(kind):
+                if get_origin(member) is typing.Literal:
+                    choices[self.wire[name]] = get_args(member)
+        body = self.body if isinstance(self.body, type) else None
+        if body is not None and issubclass(body, msgspec.Struct):
+            for field in msgspec.structs.fields(body):
+                for member in _members(field.type):
+                    if get_origin(member) is typing.Literal:
+                        choices[field.encode_name] = get_args(member)
+        return choices
 
     def _body_type(self) -> Any:
         route = self.route
@@ -199,10 +281,18 @@ class _Plan:
             {key: hint for key, hint, *_ in self.body_items},
             record=route.record,
             rename=route.rename,
+            required=self.required,
         )
         if route.patch_from is not None:
             return struct | list[PatchOperation]
         return struct
+
+
+def _members(kind: Any) -> tuple[Any, ...]:
+    """Return the members of the union *kind* (or *kind* alone)."""
+    if get_origin(kind) in (Union, types.UnionType):
+        return get_args(kind)
+    return (kind,)
 
 
 def handler(
@@ -243,15 +333,21 @@ def handler(
             media_type=RequestEncodingType.JSON,
             description=_BODY_TEXT if route.patch_from is None else _PATCH_TEXT,
         )
-        body = typing.Annotated.__class_getitem__((plan.body, described))  # type: ignore[attr-defined]
-        signature.append(inspect.Parameter("data", keyword, annotation=body))
+        if plan.required or route.whole_body is not None:
+            body = typing.Annotated.__class_getitem__((plan.body, described))  # type: ignore[attr-defined]
+            signature.append(inspect.Parameter("data", keyword, annotation=body))
+        else:
+            # Every field optional: no body at all is the same as {} (PUT .../reserve).
+            body = typing.Annotated.__class_getitem__((plan.body | None, described))  # type: ignore[attr-defined]
+            signature.append(inspect.Parameter("data", keyword, annotation=body, default=None))
     signature.append(inspect.Parameter("request", keyword, annotation=Request))
     returns = _response_type(typing.get_type_hints(function).get("return", Any))
 
     def run(**values: Any) -> Any:
         request: Request[Any, Any, Any] = values.pop("request")
         lookups = StoreLookups(scheduler.store)  # read lazily, once per request
-        workspace = authenticate(request)
+        state = request.scope["state"]
+        workspace = state[_WORKSPACE] if _WORKSPACE in state else authenticate(request)
         _refuse_unknown_query(request, plan.query_names)
         principal = workspace.principal
         if route.company_in_path and (principal is None or values["id"] != principal.company_id):
@@ -266,13 +362,15 @@ def handler(
                 arguments[name] = reader(given) if reader else given
         body: dict[str, Any] = {}
         if plan.body is not None:
-            body = _body(route, plan, workspace, arguments, values["data"], lookups)
+            data = request.scope["state"].get(_BODY_STATE, values.get("data"))
+            body = _body(route, plan, workspace, arguments, data, lookups)
         if route.group == "scheduler":
             if principal is None or principal.location_ids is not None:
                 raise Unauthorized(field="authorization", value="a location-limited token")
             call = getattr(scheduler, route.method_name)
         else:
             call = getattr(getattr(workspace, route.group), route.method_name)
+        named = {**body, **arguments}
         # Path values fill the positional parameters first; a body field of the same Python
         # name (a service allocation's ``service_id``) stays a keyword for the operation.
         positional = [
@@ -281,17 +379,45 @@ def handler(
             if name in arguments or name in body
         ]
         arguments.update(body)
-        if route.deprecated:
-            # The client is told by the Deprecation header; the server's log stays quiet.
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            if route.deprecated:
+                # The client is told by the Deprecation header; the server's log stays quiet.
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", DeprecationWarning)
+                    result = call(*positional, **arguments)
+            else:
                 result = call(*positional, **arguments)
-        else:
-            result = call(*positional, **arguments)
+        except NotFound as error:
+            _locate(error, named)
+            raise
         return _respond(result, request, lookups)
 
     async def serve(**values: Any) -> Any:
         return await offload.run(run, **values)
+
+    async def read_body(request: Request[Any, Any, Any]) -> None:
+        """Refuse a body of another media type (415), or of a value off its type (strict)."""
+        # Who is asking comes first: a request without a valid token learns nothing more.
+        # The token's read is a store read: on a worker thread, as the operation's.
+        request.scope["state"][_WORKSPACE] = await offload.run(authenticate, request)
+        raw = await request.body()
+        sent = request.headers.get("content-type")
+        media = sent.partition(";")[0].strip().lower() if sent else None
+        if not raw and media is None:
+            if plan.required or route.whole_body is not None:
+                raise FieldRequired(field="body")
+            return
+        if media not in plan.media_types:
+            raise unsupported_media_type(sent, plan.media_types)
+        # Litestar converts a body leniently ("30" for an integer); docs/http.md promises the
+        # JSON types as declared, so the body is decoded strictly here, once, for the handler.
+        try:
+            decoded = msgspec.json.decode(raw, type=plan.body, strict=True)
+        except msgspec.ValidationError as error:
+            raise decode_error(error, plan.allowed, plan.choices) from None
+        except msgspec.DecodeError as error:
+            raise refusal_error(Refusal("body", str(error), "invalid")) from None
+        request.scope["state"][_BODY_STATE] = decoded
 
     serve.__name__ = route.operation.replace(".", "_") + "_" + route.method.lower()
     serve.__doc__ = function.__doc__
@@ -299,13 +425,34 @@ def handler(
     serve.__annotations__ = {p.name: p.annotation for p in signature} | {"return": returns}
     responses = error_responses()
     headers = [ResponseHeader(name="Deprecation", value="true")] if route.deprecated else None
-    return route_decorator(route, responses, headers)(serve)
+    hooks = {"before_request": read_body} if plan.body is not None else {}
+    opt = {WIRE_NAMES: plan.wire, CHOICES: plan.choices}
+    return route_decorator(route, responses, headers, opt=opt, **hooks)(serve)
+
+
+def _locate(error: NotFound, arguments: Mapping[str, Any]) -> None:
+    """Name the input that carried the id of a record that was not found (decision 44)."""
+    if getattr(error, "field", None) is not None:
+        return
+    for name, value in arguments.items():
+        if value == error.record_id or (
+            isinstance(value, str | list | tuple) and error.record_id in _ids(value)
+        ):
+            error.field = name  # type: ignore[attr-defined]
+            return
+
+
+def _ids(value: str | list[Any] | tuple[Any, ...]) -> list[Any]:
+    return value.split(",") if isinstance(value, str) else list(value)
 
 
 def route_decorator(
-    route: Route, responses: dict[int, ResponseSpec], headers: list[ResponseHeader] | None
+    route: Route,
+    responses: dict[int, ResponseSpec],
+    headers: list[ResponseHeader] | None,
+    **options: Any,
 ) -> Callable[[Callable[..., Any]], HTTPRouteHandler]:
-    """Return the Litestar decorator of *route*."""
+    """Return the Litestar decorator of *route* (*options*: more of Litestar's arguments)."""
     placeholders = _PLACEHOLDER.sub(lambda m: "{" + m.group(1) + ":str}", route.path)
     return litestar_route(
         placeholders,
@@ -321,6 +468,7 @@ def route_decorator(
         responses=responses,
         response_headers=headers,
         name=f"{route.method} {route.path}",
+        **options,
     )
 
 
@@ -334,7 +482,7 @@ def _tag(route: Route) -> str:
 def _refuse_unknown_query(request: Request[Any, Any, Any], allowed: set[str]) -> None:
     for key in request.query_params:
         if key not in allowed:
-            raise UnexpectedField(field=key, allowed=sorted(allowed))
+            raise as_sent(UnexpectedField(field=key, allowed=sorted(allowed)))
 
 
 def _body(
@@ -345,6 +493,8 @@ def _body(
     data: Any,
     lookups: Lookups,
 ) -> dict[str, Any]:
+    if data is None:  # no body where every field is optional: as {}
+        return {}
     if isinstance(data, list) and data and isinstance(data[0], PatchOperation):
         data = _patched(route, plan, workspace, arguments, data, lookups)
     if route.whole_body is not None:
@@ -396,15 +546,16 @@ def _patched(
     try:
         return msgspec.json.decode(msgspec.json.encode(changed), type=body_type)
     except msgspec.ValidationError as error:
-        raise decode_error(error, fields_of(body_type)) from None
+        raise decode_error(error, sorted(fields_of(body_type)), plan.choices) from None
 
 
-def decode_error(error: msgspec.ValidationError, allowed: Mapping[str, str]) -> SlotwiseError:
+def decode_error(
+    error: msgspec.ValidationError,
+    allowed: Sequence[str],
+    choices: Mapping[str, Any] | None = None,
+) -> SlotwiseError:
     """Return the slotwise error of a body msgspec refused (an unknown field, a wrong type)."""
-    refused = read_refusal(str(error))
-    if refused.unknown:
-        return UnexpectedField(field=refused.field, allowed=sorted(allowed))
-    return InvalidFormat(field=refused.field, expected=refused.message, value="")
+    return refusal_error(read_refusal(str(error)), allowed=allowed, choices=choices)
 
 
 def _respond(result: Any, request: Request[Any, Any, Any], lookups: Lookups) -> Any:
