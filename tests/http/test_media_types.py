@@ -26,6 +26,7 @@ from slotwise.cli import main
 
 
 def _free_port() -> int:
+    """A TCP port free on 127.0.0.1 now."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])

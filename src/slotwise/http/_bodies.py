@@ -36,10 +36,19 @@ from slotwise.operations._inputs import required_keys, stripped
 
 from ._wire import wire_name
 
-__all__ = ["PatchOperation", "body_struct", "input_type", "record_input", "to_python"]
+__all__ = [
+    "PatchOperation",
+    "body_struct",
+    "input_type",
+    "record_input",
+    "sources",
+    "to_python",
+]
 
 _NAMES: dict[type, dict[str, str]] = {}
 """Wire name -> Python name, per generated struct (read by :func:`to_python`)."""
+_SOURCES: dict[type, tuple[type | None, dict[str, tuple[str, Any]]]] = {}
+"""Per generated struct: its record and wire name -> (Python name, declared hint)."""
 
 
 class PatchOperation(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -114,7 +123,13 @@ def _struct(
         name, declared, kw_only=True, forbid_unknown_fields=True, omit_defaults=True
     )
     _NAMES[struct] = names
+    _SOURCES[struct] = (owner, {wire: (python, hint) for wire, python, hint in fields})
     return struct
+
+
+def sources() -> dict[type, tuple[type | None, dict[str, tuple[str, Any]]]]:
+    """Return every generated struct's record and fields (for the OpenAPI constraints)."""
+    return dict(_SOURCES)
 
 
 _STRINGY: Final = (str, date, datetime)

@@ -162,6 +162,11 @@ def wire_text(message: str, names: Mapping[str, str]) -> str:
     )
 
 
+def _word(name: str) -> re.Pattern[str]:
+    """Return a pattern matching *name* standing alone (not inside a word or a quote)."""
+    return re.compile(rf"(?<![\w'\"]){re.escape(name)}(?![\w'\"])")
+
+
 def on_the_wire(body: dict[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
     """
     Return the error *body* with its field and message in wire names (decision 44).
@@ -177,10 +182,11 @@ def on_the_wire(body: dict[str, Any], names: Mapping[str, str]) -> dict[str, Any
             body["field"] = wire
             head = _HEAD.match(field).group(1)  # type: ignore[union-attr]
             wire_head = _HEAD.match(wire).group(1)  # type: ignore[union-attr]
-            # The whole path first (``repeat.month_day``), then its head wherever it stands.
-            message = message.replace(field, wire)
+            # The whole path first (``repeat.month_day``), then its head wherever it stands as
+            # a word (``end`` in "endTime" is no name of its own).
+            message = _word(field).sub(wire, message)
             if head and head != wire_head:
-                message = re.sub(rf"(?<![\w'\"]){re.escape(head)}(?![\w'\"])", wire_head, message)
+                message = _word(head).sub(wire_head, message)
     body["message"] = wire_text(message, names)
     return body
 

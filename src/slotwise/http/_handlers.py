@@ -39,10 +39,12 @@ from slotwise.errors import (
     UnexpectedField,
 )
 from slotwise.operations._inputs import required_keys, stripped
-from slotwise.paging import Page
+from slotwise.operations.services import CONSUMER_MAX_LIMIT
+from slotwise.paging import MAX_LIMIT, Page
 from slotwise.scheduler import Scheduler, Workspace
 
 from ._bodies import PatchOperation, body_struct, fields_of, input_type, to_python
+from ._constraints import BODY_OPTIONAL, QUERY_LIMITS, query_keywords
 from ._documents import page, page_type, to_wire
 from ._errors import (
     CHOICES,
@@ -246,6 +248,14 @@ class _Plan:
             names["company_id"] = "id"
         return names
 
+    def query_limits(self) -> dict[str, dict[str, Any]]:
+        """Return the JSON Schema keywords of each query parameter, by wire name."""
+        most = CONSUMER_MAX_LIMIT if self.route.operation == "services.list_consumer" else MAX_LIMIT
+        return {
+            self.wire[name]: query_keywords(name, hint, max_limit=most)
+            for name, hint, *_ in self.query
+        }
+
     def _choices(self) -> dict[str, tuple[object, ...]]:
         """Return the accepted values of the query parameters and body fields with a fixed set."""
         choices: dict[str, tuple[object, ...]] = {}
@@ -411,8 +421,12 @@ def handler(
             raise unsupported_media_type(sent, plan.media_types)
         # Litestar converts a body leniently ("30" for an integer); docs/http.md promises the
         # JSON types as declared, so the body is decoded strictly here, once, for the handler.
+        optional = not plan.required and route.whole_body is None
         try:
-            decoded = msgspec.json.decode(raw, type=plan.body, strict=True)
+            # An optional body may also be JSON null: no fields, as an empty body.
+            decoded = msgspec.json.decode(
+                raw, type=plan.body | None if optional else plan.body, strict=True
+            )
         except msgspec.ValidationError as error:
             raise decode_error(error, plan.allowed, plan.choices) from None
         except msgspec.DecodeError as error:
@@ -426,7 +440,12 @@ def handler(
     responses = error_responses()
     headers = [ResponseHeader(name="Deprecation", value="true")] if route.deprecated else None
     hooks = {"before_request": read_body} if plan.body is not None else {}
-    opt = {WIRE_NAMES: plan.wire, CHOICES: plan.choices}
+    opt = {
+        WIRE_NAMES: plan.wire,
+        CHOICES: plan.choices,
+        QUERY_LIMITS: plan.query_limits(),
+        BODY_OPTIONAL: plan.body is not None and not plan.required and route.whole_body is None,
+    }
     return route_decorator(route, responses, headers, opt=opt, **hooks)(serve)
 
 
