@@ -71,6 +71,7 @@ NOT_STATED: dict[str, str] = {
     "GET /consumer/v1/availability/{serviceId}/explain": _DATES,
     "PUT /setup/v1/locations/{id}/holidays": _DATES,
     "POST /consumer/v1/customers/{id}/subscriptions": _DATES,
+    "GET /consumer/v1/appointments": _DATES,
     "POST /setup/v1/calendars": _HHMM,
     "PUT /setup/v1/calendars/{id}": _HHMM,
     "POST /setup/v1/services": _HHMM,
