@@ -138,7 +138,9 @@ def _parser() -> argparse.ArgumentParser:
         help="limit the token to this location (repeatable; default: every location)",
     )
     create.add_argument("--label", required=True, help="who uses the token (recorded as user)")
-    create.add_argument("--days", type=int, help="expire after this many days (default: never)")
+    create.add_argument(
+        "--days", type=_days, help="expire after this many days, at least 1 (default: never)"
+    )
     listing = with_db(actions.add_parser("list", help="list a company's tokens"))
     listing.add_argument("--company", required=True)
     revoke = with_db(actions.add_parser("revoke", help="revoke a token for good"))
@@ -293,6 +295,17 @@ def _tokens(arguments: argparse.Namespace, out: TextIO) -> None:
         close = getattr(scheduler.store, "close", None)
         if close is not None:
             close()
+
+
+def _days(text: str) -> int:
+    """Read ``--days``: a whole number of days, at least 1 (a token must outlive its creation)."""
+    try:
+        days = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of days, got {text!r}") from None
+    if days < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {days}")
+    return days
 
 
 def _run_tokens(scheduler: Scheduler, arguments: argparse.Namespace, out: TextIO) -> None:

@@ -125,9 +125,11 @@ def test_every_route_needs_a_valid_token(api, route):
 
     for response in answers:
         assert 401 == response.status_code
-        assert {"code": "NOT-AUTHENTICATED", "message": answers[0].json()["message"]} == (
-            response.json()
-        )
+        assert {
+            "code": "NOT-AUTHENTICATED",
+            "message": answers[0].json()["message"],
+            "field": None,
+        } == response.json()
         assert "Bearer" == response.headers["WWW-Authenticate"]
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import re
+from typing import Any
 
 import pytest
 
@@ -217,3 +219,255 @@ class TestUnexpected:
         second = api.call("GET /setup/v1/resources/timezones")
 
         assert first.headers["X-Request-Id"] != second.headers["X-Request-Id"]
+
+
+_SNAKE = re.compile(r"(?<![\w'\"])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w'\"])")
+
+_START = "2026-03-03T14:00:00-05:00"
+_END = "2026-03-03T14:30:00-05:00"
+
+
+def _refusals(ids: dict[str, dict[str, str]]) -> list[tuple[str, dict[str, Any], int]]:
+    """(endpoint, call options, status) of refusals of every kind the issue lists, and more."""
+    a, b = ids["A"], ids["B"]
+    booking = {"serviceId": a["service"], "resourceId": a["resource"]}
+    return [
+        ("GET /setup/v1/services", {"who": None}, 401),
+        ("GET /setup/v1/services/{id}", {"id": "nope"}, 404),
+        ("GET /consumer/v1/appointments/{id}", {"id": "nope"}, 404),
+        ("GET /consumer/v1/nothing", {}, 404),
+        ("PATCH /consumer/v1/appointments", {}, 405),
+        (
+            "POST /consumer/v1/appointments",
+            {
+                "params": {"completeBooking": "BK"},
+                "json": {
+                    **booking,
+                    "name": "Cy Lee",
+                    "email": "cy@a.example",
+                    "startDateTime": "2026-03-03T10:00:00-05:00",
+                    "endDateTime": "2026-03-03T10:30:00-05:00",
+                },
+            },
+            409,
+        ),
+        ("PUT /consumer/v1/appointments/{id}/book", {"id": a["appointment"], "json": {}}, 409),
+        (
+            "POST /setup/v1/locations",
+            {
+                "content": b'{"name": "' + b"x" * DEFAULT_MAX_BODY_SIZE + b'"}',
+                "headers": {"Content-Type": "application/json"},
+            },
+            413,
+        ),
+        (
+            "POST /setup/v1/locations",
+            {"content": b'{"name": "X"}', "headers": {"Content-Type": "text/plain"}},
+            415,
+        ),
+        ("GET /setup/v1/services", {"params": {"limit": "abc"}}, 400),
+        ("GET /setup/v1/services", {"params": {"limit": "1000"}}, 400),
+        ("GET /setup/v1/services", {"params": {"offset": "-1"}}, 400),
+        ("GET /consumer/v1/appointments", {"params": {"status": "XX"}}, 400),
+        (
+            "POST /consumer/v1/appointments",
+            {
+                "params": {"completeBooking": "ZZ"},
+                "json": {**booking, "startDateTime": _START, "endDateTime": _END},
+            },
+            400,
+        ),
+        ("GET /setup/v1/services/{id}", {"id": b["service"]}, 401),
+        ("GET /consumer/v1/locations/{id}", {"id": b["location"]}, 401),
+        ("GET /setup/v1/services", {"params": {"locationId": b["location"]}}, 401),
+        (
+            "GET /consumer/v1/customers/subscriptions/{id}",
+            {"id": b["subscription"]},
+            401,
+        ),
+        ("PUT /setup/v1/company/{id}", {"id": b["company"], "json": {}}, 401),
+        (
+            "POST /consumer/v1/appointments",
+            {"json": {"serviceId": b["service"], "startDateTime": _START, "endDateTime": _END}},
+            401,
+        ),
+        (
+            "POST /consumer/v1/appointments",
+            {
+                "json": {
+                    **booking,
+                    "customerId": b["customer"],
+                    "startDateTime": _START,
+                    "endDateTime": _END,
+                }
+            },
+            401,
+        ),
+        (
+            "PUT /setup/v1/resources/{id}",
+            {"id": a["resource"], "json": {"timezoneId": "Mars/X"}},
+            400,
+        ),
+        ("PUT /setup/v1/locations", {"json": {"name": "X"}}, 400),
+        ("PUT /consumer/v1/appointments/{id}/reserve", {"id": a["hold"]}, 400),
+        (
+            "POST /setup/v1/services",
+            {"json": {"name": "X", "duration": "30", "reason": "r"}},
+            400,
+        ),
+        ("POST /setup/v1/services", {"json": {"duration": 30, "reason": "r"}}, 400),
+        ("POST /setup/v1/services", {"json": {"name": "X", "duration": 0, "reason": "r"}}, 400),
+        (
+            "POST /setup/v1/services",
+            {"json": {"name": "X", "duration": 30, "reason": "r", "type": "zzz"}},
+            400,
+        ),
+        (
+            "POST /setup/v1/services",
+            {
+                "json": {
+                    "name": "X",
+                    "duration": 30,
+                    "reason": "r",
+                    "durationMin": 90,
+                    "durationMax": 30,
+                    "durationSelect": True,
+                }
+            },
+            400,
+        ),
+        (
+            "POST /setup/v1/resources/{id}/block",
+            {
+                "id": a["resource"],
+                "json": {
+                    "startDate": "2026-03-05",
+                    "endDate": "2026-03-01",
+                    "startTime": 900,
+                    "endTime": 1000,
+                },
+            },
+            400,
+        ),
+        (
+            "POST /setup/v1/resources/{id}/block",
+            {
+                "id": a["resource"],
+                "json": {
+                    "startDate": "2026-03-05",
+                    "endDate": "2026-03-05",
+                    "startTime": 900,
+                    "endTime": 1000,
+                    "repeat": {"frequency": "M", "monthDay": 40},
+                },
+            },
+            400,
+        ),
+        (
+            "PUT /setup/v1/calendars/{id}",
+            {"id": a["calendar"], "json": {"bookingsPerSlot": 50}},
+            400,
+        ),
+        ("POST /setup/v1/locations", {"json": {"name": "X", "colour": "red"}}, 400),
+        ("GET /consumer/v1/customers/states", {}, 400),
+    ]
+
+
+def _written(endpoint: str, options: dict[str, Any]) -> set[str]:
+    """Every name the request wrote: path placeholders, query parameters, body keys (paths)."""
+    names = set(re.findall(r"{(\w+)}", endpoint)) | set(options.get("params") or {}) | {"body"}
+
+    def walk(value: Any, prefix: str) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                names.add(prefix + key)
+                walk(item, prefix + key + ".")
+
+    walk(options.get("json"), "")
+    return names
+
+
+def test_every_refusal_names_what_the_client_wrote(api):
+    """Each refusal's body has field (null or a name the request wrote), no Python name anywhere."""
+    seen = []
+    for endpoint, options, status in _refusals(api.ids):
+        response = api.call(endpoint, **options)
+        body = response.json()
+        written = _written(endpoint, options)
+        label = f"{endpoint} {options.get('params') or ''}"
+
+        assert status == response.status_code, (label, response.text)
+        assert "field" in body, (label, body)
+        # A missing field is one the request did not write: its wire name, then.
+        missing = body["code"] == "FIELD-REQUIRED" and not _SNAKE.search(body["field"])
+        # A nested record's own check names its field without the path (repeat.monthDay).
+        leaves = {name.rpartition(".")[2] for name in written}
+        assert body["field"] in {None, *written, *leaves} or missing, (label, body)
+        assert not _SNAKE.findall(body["message"]), (label, body["message"])
+        assert "datetime" not in body["message"], (label, body)
+        assert "q_" not in response.text, (label, body)
+        seen.append(body["code"])
+
+    # The sweep covers every family of refusal (a guard against a sweep of one kind).
+    assert {
+        "NOT-AUTHENTICATED", "NOT-FOUND", "METHOD-NOT-ALLOWED", "SLOT-UNAVAILABLE",
+        "INVALID-TRANSITION", "PAYLOAD-TOO-LARGE", "UNSUPPORTED-MEDIA-TYPE", "UNAUTHORIZED",
+        "INVALID-FORMAT", "INVALID-CHOICE", "OUT-OF-RANGE", "FIELD-REQUIRED", "UNEXPECTED-FIELD",
+    } <= set(seen)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "options", "field"),
+    [
+        ("GET /setup/v1/services/{id}", {"id": "B:service"}, "id"),
+        ("GET /setup/v1/services", {"params": {"locationId": "B:location"}}, "locationId"),
+        ("GET /consumer/v1/customers/subscriptions/{id}", {"id": "B:subscription"}, "id"),
+        ("PUT /setup/v1/company/{id}", {"id": "B:company", "json": {}}, "id"),
+        ("PUT /setup/v1/resources/{id}", {"id": "A:resource", "json": {"timezoneId": "X/Y"}}, "timezoneId"),
+        ("PUT /setup/v1/locations", {"json": {"name": "X"}}, "id"),
+        ("GET /setup/v1/services", {"params": {"limit": "abc"}}, "limit"),
+        ("GET /consumer/v1/appointments", {"params": {"status": "XX"}}, "status"),
+        ("GET /setup/v1/services/{id}", {"id": "nope"}, "id"),
+    ],
+)  # fmt: skip
+def test_the_field_is_the_wire_name(api, endpoint, options, field):
+    """Cross-tenant ids, a resource's zone, a location's id and query values: the wire name."""
+    for key in ("id",):
+        if ":" in str(options.get(key, "")):
+            owner, kind = options[key].split(":")
+            options = {**options, key: api.ids[owner][kind]}
+    params = options.get("params") or {}
+    if ":" in str(params.get("locationId", "")):
+        owner, kind = params["locationId"].split(":")
+        options = {**options, "params": {"locationId": api.ids[owner][kind]}}
+
+    body = api.call(endpoint, **options).json()
+
+    assert field == body["field"], body
+    if body["code"] != "NOT-FOUND":  # a not-found message names the record, not the input
+        assert field in body["message"], body
+
+
+def test_a_string_for_an_integer_is_refused(api):
+    """duration "30" on a service create is 400 INVALID-FORMAT naming duration (strict types)."""
+    before = api.world.records()
+
+    response = api.call(
+        "POST /setup/v1/services", json={"name": "X", "duration": "30", "reason": "r"}
+    )
+
+    assert (400, "INVALID-FORMAT", "duration") == (
+        response.status_code,
+        response.json()["code"],
+        response.json()["field"],
+    )
+    assert "an integer" in response.json()["message"]
+    assert before == api.world.records()
+
+
+def test_reserve_without_a_body_is_reserve_with_no_fields(api):
+    """PUT .../reserve with no body reads as {}: the hold's own refusal, no dictionary key."""
+    response = api.call("PUT /consumer/v1/appointments/{id}/reserve", id=api.ids["A"]["hold"])
+
+    assert "'data'" not in response.text
+    assert response.json()["field"] != "body"

@@ -106,6 +106,22 @@ class TestTokens:
         assert 2 == status
         assert capsys.readouterr().err.startswith("slotwise: error: Company 'nope'")
 
+    @pytest.mark.parametrize("days", ["0", "-3", "soon"])
+    def test_days_below_one_is_refused_in_words(
+        self, company: tuple[str, str, list[str]], capsys: pytest.CaptureFixture[str], days: str
+    ):
+        """--days 0 (or less, or not a number) stops with a sentence, no Python repr."""
+        url, company_id, _ = company
+
+        with pytest.raises(SystemExit) as stopped:
+            _run("tokens", "create", "--db", url, "--company", company_id, "--label", "a",
+                 "--days", days)  # fmt: skip
+        error = capsys.readouterr().err
+
+        assert 2 == stopped.value.code
+        assert "argument --days: must be" in error
+        assert "datetime" not in error
+
     def test_database_is_required(self, monkeypatch: pytest.MonkeyPatch):
         """Without --db or SLOTWISE_DB the command stops with a message."""
         monkeypatch.delenv("SLOTWISE_DB", raising=False)

@@ -109,11 +109,14 @@ class TestIssue:
     def test_expiry_must_be_in_the_future(
         self, scheduler: Scheduler, company_id: str, clock: ManualClock
     ):
-        """An expiry at or before now is OutOfRange naming expires_at."""
-        with pytest.raises(OutOfRange, match="expires_at"):
+        """An expiry at or before now is OutOfRange naming expires_at, its times in ISO 8601."""
+        with pytest.raises(OutOfRange, match="expires_at") as refused:
             scheduler.tokens.create(
                 Principal(company_id=company_id), label="x", expires_at=clock.now()
             )
+
+        assert clock.now().isoformat() in refused.value.message
+        assert "datetime" not in refused.value.message
 
     @pytest.mark.parametrize(
         ("arguments", "error"),

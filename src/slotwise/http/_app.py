@@ -20,6 +20,7 @@ from slotwise.model import Company
 from slotwise.scheduler import Scheduler, Workspace
 
 from ._consistency import ConsistencyTokens
+from ._constraints import publish
 from ._docs import OfflineSwaggerUI
 from ._errors import handlers
 from ._handlers import error_responses, handler
@@ -147,6 +148,7 @@ def create_app(
     # Around routing, not as route middleware: a 404 or a 405 gets its request id and its
     # access line too.
     app.asgi_handler = RequestLog(app.asgi_handler)
+    publish(app)
     return app
 
 

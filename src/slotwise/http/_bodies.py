@@ -32,14 +32,23 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from slotwise.model import RepeatRule
-from slotwise.operations._inputs import stripped
+from slotwise.operations._inputs import required_keys, stripped
 
 from ._wire import wire_name
 
-__all__ = ["PatchOperation", "body_struct", "input_type", "record_input", "to_python"]
+__all__ = [
+    "PatchOperation",
+    "body_struct",
+    "input_type",
+    "record_input",
+    "sources",
+    "to_python",
+]
 
 _NAMES: dict[type, dict[str, str]] = {}
 """Wire name -> Python name, per generated struct (read by :func:`to_python`)."""
+_SOURCES: dict[type, tuple[type | None, dict[str, tuple[str, Any]]]] = {}
+"""Per generated struct: its record and wire name -> (Python name, declared hint)."""
 
 
 class PatchOperation(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -60,43 +69,67 @@ def record_input(kind: type) -> type[msgspec.Struct]:
         for attribute in attrs.fields(kind)
         if attribute.init
     ]
+    required = frozenset(
+        attribute.alias or attribute.name
+        for attribute in attrs.fields(kind)
+        if attribute.init and attribute.default is attrs.NOTHING
+    )
     return _struct(
         f"{kind.__name__}Input",
         [(wire_name(kind, name), python, hint) for python, hint, name in items],
         owner=kind,
+        required=required,
     )
 
 
 def body_struct(
-    name: str, items: Mapping[str, Any], *, record: type | None, rename: Mapping[str, str]
+    name: str,
+    items: Mapping[str, Any],
+    *,
+    record: type | None,
+    rename: Mapping[str, str],
+    required: frozenset[str] = frozenset(),
 ) -> type[msgspec.Struct]:
     """
     Return the body struct of an operation accepting *items* (Python name -> type hint).
 
     *record* is the record class the operation creates or changes (its spec names apply);
-    *rename* gives route-specific wire names (``start`` -> ``startDateTime``).
+    *rename* gives route-specific wire names (``start`` -> ``startDateTime``); the fields named
+    in *required* (Python names: the operation's parameters without a default) must be sent.
     """
     fields = [
         (rename.get(python) or wire_name(record, python), python, stripped(hint))
         for python, hint in items.items()
     ]
-    return _struct(name, fields, owner=record)
+    return _struct(name, fields, owner=record, required=required)
 
 
 def _struct(
-    name: str, fields: list[tuple[str, str, Any]], *, owner: type | None
+    name: str,
+    fields: list[tuple[str, str, Any]],
+    *,
+    owner: type | None,
+    required: frozenset[str] = frozenset(),
 ) -> type[msgspec.Struct]:
-    declared: list[tuple[str, Any, Any]] = []
+    declared: list[tuple[str, Any] | tuple[str, Any, Any]] = []
     names: dict[str, str] = {}
     for wire, python, hint in fields:
         kind = input_type(hint, owner=owner, field=python)
-        declared.append((wire, kind | UnsetType, UNSET))
+        # A required field is declared without a default: msgspec refuses a body without it
+        # and the OpenAPI document lists it as required, from the operation's own signature.
+        declared.append((wire, kind) if python in required else (wire, kind | UnsetType, UNSET))
         names[wire] = python
     struct = msgspec.defstruct(
         name, declared, kw_only=True, forbid_unknown_fields=True, omit_defaults=True
     )
     _NAMES[struct] = names
+    _SOURCES[struct] = (owner, {wire: (python, hint) for wire, python, hint in fields})
     return struct
+
+
+def sources() -> dict[type, tuple[type | None, dict[str, tuple[str, Any]]]]:
+    """Return every generated struct's record and fields (for the OpenAPI constraints)."""
+    return dict(_SOURCES)
 
 
 _STRINGY: Final = (str, date, datetime)
@@ -130,7 +163,10 @@ def input_type(hint: Any, *, owner: type | None = None, field: str = "") -> Any:
             return record_input(hint)
         if typing.is_typeddict(hint):
             hints = typing.get_type_hints(hint, include_extras=True)
-            return body_struct(f"{hint.__name__}Input", hints, record=owner, rename={})
+            required = required_keys(hint, hints)
+            return body_struct(
+                f"{hint.__name__}Input", hints, record=owner, rename={}, required=required
+            )
         if issubclass(hint, dict):
             return dict[str, Any]
         if hint in (str, int, float, bool, date, datetime, types.NoneType):

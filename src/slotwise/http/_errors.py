@@ -11,18 +11,39 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, Literal, NamedTuple
 
 import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException
 
-from slotwise.errors import NotAuthenticated, SlotwiseError, Unauthorized
+from slotwise.errors import (
+    FieldRequired,
+    InvalidChoice,
+    InvalidFormat,
+    NotAuthenticated,
+    SlotwiseError,
+    Unauthorized,
+    UnexpectedField,
+)
 
 from ._wire import wire_name
 
-__all__ = ["REQUEST_ID", "ErrorBody", "Refusal", "handlers", "logger", "read_refusal"]
+__all__ = [
+    "CHOICES",
+    "REQUEST_ID",
+    "WIRE_NAMES",
+    "ErrorBody",
+    "Refusal",
+    "as_sent",
+    "handlers",
+    "logger",
+    "read_refusal",
+    "refusal_error",
+    "unsupported_media_type",
+]
 
 logger = logging.getLogger("slotwise.http")
 
@@ -31,11 +52,14 @@ REQUEST_ID: ContextVar[str] = ContextVar("slotwise_request_id", default="-")
 
 
 class ErrorBody(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """The body of every error answer (decision 40)."""
+    """
+    The body of every error answer (decision 40): ``field`` is always there (decision 44),
+    ``null`` when the refusal names no field.
+    """
 
     code: str
     message: str
-    field: str | None = None
+    field: str | None
     limit: Any = None
     requested: Any = None
     allowed: Any = None
@@ -56,24 +80,62 @@ def _answer(
 ) -> Response[Any]:
     if status == 401:
         headers = {**(headers or {}), "WWW-Authenticate": "Bearer"}
+    # Decision 44: a client reads ``field`` without first asking whether it is there.
+    body = {"code": body["code"], "message": body["message"], "field": None, **body}
     return Response(content=_safe(body), status_code=status, media_type=_JSON, headers=headers)
 
 
-def on_slotwise_error(_: Request[Any, Any, Any], error: SlotwiseError) -> Response[Any]:
-    """Answer a slotwise error with its class's status and its data."""
+WIRE_NAMES: Final = "slotwise_wire_names"
+"""The key of a route handler's ``opt`` holding its Python name -> wire name map."""
+CHOICES: Final = "slotwise_choices"
+"""The key of a route handler's ``opt`` holding the accepted values of its fixed-choice fields."""
+
+_AS_SENT: Final = "_slotwise_as_sent"
+
+
+def as_sent(error: SlotwiseError) -> SlotwiseError:
+    """
+    Mark *error* as naming its field exactly as the request did (a key the client sent).
+
+    The HTTP layer's own refusals (an unknown body field or query parameter) quote the client;
+    renaming ``max_capacity`` to ``maxCapacity`` there would name a key the client never sent.
+    """
+    error.__dict__[_AS_SENT] = True
+    return error
+
+
+def route_names(request: Request[Any, Any, Any]) -> Mapping[str, str]:
+    """Return the Python name -> wire name map of the route serving *request* (empty if none)."""
+    # A 404 or 405 has no route handler in its scope.
+    served = request.scope.get("route_handler")
+    names = served.opt.get(WIRE_NAMES) if served is not None else None
+    return names if isinstance(names, Mapping) else {}
+
+
+def on_slotwise_error(request: Request[Any, Any, Any], error: SlotwiseError) -> Response[Any]:
+    """Answer a slotwise error with its class's status and its data, in wire names."""
     if isinstance(error, NotAuthenticated | Unauthorized):
         # Decision 39: a 401 says which of the two it is and nothing else about the records.
         body: dict[str, Any] = {"code": error.code, "message": error.message}
         if isinstance(error, Unauthorized):
             body.update(error.to_dict())
-        return _answer(401, body)
+        return _answer(401, on_the_wire(body, route_names(request)))
     status = error.http_status
     if status == 500:
         logger.error("store failure (request %s): %s", REQUEST_ID.get(), error)
-    return _answer(status, _on_the_wire(error.to_dict()))
+    body = error.to_dict()
+    if error.__dict__.get(_AS_SENT):
+        return _answer(status, body)
+    names = route_names(request)
+    allowed = body.get("allowed")
+    if isinstance(allowed, list | tuple) and isinstance(error, UnexpectedField):
+        body["allowed"] = [wire_path(str(name), names) for name in allowed]
+    return _answer(status, on_the_wire(body, names))
 
 
+_SNAKE: Final = re.compile(r"(?<![\w'\"])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w'\"])")
 _NAME = re.compile(r"(?<![\w'\"])([a-z][a-z0-9]*(?:_[a-z0-9]+)+|start|end)(?![\w'\"])")
+_HEAD: Final = re.compile(r"([^.\[]*)(.*)", re.S)
 
 
 def wire_field(field: str) -> str:
@@ -84,14 +146,48 @@ def wire_field(field: str) -> str:
     return _NAME.sub(lambda match: wire_name(None, match.group(1)), field)
 
 
-def _on_the_wire(body: dict[str, Any]) -> dict[str, Any]:
-    # Errors name Python arguments (the library's callers); HTTP callers sent camelCase.
+def wire_path(field: str, names: Mapping[str, str]) -> str:
+    """
+    Return the field path *field* as the client wrote it: its head by the route's own names
+    (a path placeholder, a query parameter, a body field), the rest by the records' names.
+    """
+    head, rest = _HEAD.match(field).groups()  # type: ignore[union-attr]
+    return (names.get(head) or wire_field(head)) + wire_field(rest)
+
+
+def wire_text(message: str, names: Mapping[str, str]) -> str:
+    """Return *message* with every Python name in it (``max_capacity``) in its wire form."""
+    return _SNAKE.sub(
+        lambda match: names.get(match.group(1)) or wire_name(None, match.group(1)), message
+    )
+
+
+def _word(name: str) -> re.Pattern[str]:
+    """Return a pattern matching *name* standing alone (not inside a word or a quote)."""
+    return re.compile(rf"(?<![\w'\"]){re.escape(name)}(?![\w'\"])")
+
+
+def on_the_wire(body: dict[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """
+    Return the error *body* with its field and message in wire names (decision 44).
+
+    Errors name Python arguments (the library's callers); HTTP callers sent camelCase body
+    fields, query parameters and path placeholders, and read only those names.
+    """
+    message = str(body["message"])
     field = body.get("field")
     if isinstance(field, str):
-        wire = wire_field(field)
+        wire = wire_path(field, names)
         if wire != field:
             body["field"] = wire
-            body["message"] = str(body["message"]).replace(field, wire, 1)
+            head = _HEAD.match(field).group(1)  # type: ignore[union-attr]
+            wire_head = _HEAD.match(wire).group(1)  # type: ignore[union-attr]
+            # The whole path first (``repeat.month_day``), then its head wherever it stands as
+            # a word (``end`` in "endTime" is no name of its own).
+            message = _word(field).sub(wire, message)
+            if head and head != wire_head:
+                message = _word(head).sub(wire_head, message)
+    body["message"] = wire_text(message, names)
     return body
 
 
@@ -103,27 +199,34 @@ _HTTP_CODES: Final = {
 }
 
 
-def on_http_error(_: Request[Any, Any, Any], error: HTTPException) -> Response[Any]:
+def on_http_error(request: Request[Any, Any, Any], error: HTTPException) -> Response[Any]:
     """Answer what Litestar refused before any operation ran, in the slotwise error shape."""
     status = error.status_code
     if status == 400:
-        return _answer(400, _validation_body(error))
+        return on_slotwise_error(request, _validation_error(request, error))
     code, message = _HTTP_CODES.get(status, (f"HTTP-{status}", error.detail))
     body: dict[str, Any] = {"code": code, "message": message}
+    if status == 415 and isinstance(error.extra, dict):
+        # Decision 45: the answer names the types the route accepts (and what was sent).
+        body.update(message=error.detail, **error.extra)
     # Keep what the refusal says about the path (405's Allow header, RFC 9110).
     headers = dict(error.headers or {})
     return _answer(status, body, headers)
 
 
+Kind = Literal["unknown", "missing", "invalid"]
+
+
 class Refusal(NamedTuple):
-    """What msgspec's refusal of a value says: the field, the reason, and whether it is unknown."""
+    """What msgspec's refusal of a value says: the field, the reason and its kind."""
 
     field: str
     message: str
-    unknown: bool
+    kind: Kind
 
 
 _UNKNOWN: Final = re.compile(r"Object contains unknown field `([^`]*)`(?: - at `\$\.?(.*)`)?")
+_MISSING: Final = re.compile(r"Object missing required field `([^`]*)`(?: - at `\$\.?(.*)`)?")
 _LOCATED: Final = re.compile(r"(.*?) - at `\$\.?(.*)`$")
 
 
@@ -134,35 +237,114 @@ def read_refusal(message: str, container: str | None = None) -> Refusal:
 
     *container* is where Litestar says the value was (``data`` for the body itself).
     """
-    unknown = _UNKNOWN.match(message)
-    if unknown:
-        where = unknown.group(2) or (container if container not in (None, "data") else None)
-        field = f"{where}.{unknown.group(1)}" if where else unknown.group(1)
-        return Refusal(field=field, message=f"{field} is not accepted here", unknown=True)
+    for pattern, kind in ((_UNKNOWN, "unknown"), (_MISSING, "missing")):
+        named = pattern.match(message)
+        if named:
+            where = named.group(2) or (container if container not in (None, "data") else None)
+            field = f"{where}.{named.group(1)}" if where else named.group(1)
+            return Refusal(field=field, message=message, kind=kind)  # type: ignore[arg-type]
     located = _LOCATED.match(message)
     if located:
         message, container = located.group(1), located.group(2) or container
     field = container if container not in (None, "", "data") else "body"
-    return Refusal(field=field, message=message, unknown=False)
+    return Refusal(field=field, message=message, kind="invalid")
 
 
-def _validation_body(error: HTTPException) -> dict[str, Any]:
+_EXPECTED: Final = re.compile(r"Expected `([^`]*)`, got `([^`]*)`")
+_ENUM: Final = re.compile(r"Invalid enum value (.*)$")
+_KINDS: Final = {
+    "int": "an integer",
+    "float": "a number",
+    "str": "a string",
+    "bool": "true or false",
+    "object": "an object",
+    "array": "an array",
+    "null": "null",
+    "date": "a date (YYYY-MM-DD)",
+    "datetime": "a date-time with an offset (RFC 3339)",
+}
+
+
+def _kind(text: str) -> str:
+    """Return msgspec's name of a JSON type (``int | null``) in words."""
+    return " or ".join(_KINDS.get(part.strip(), part.strip()) for part in text.split("|"))
+
+
+class _Said(str):
+    """A description standing where an error quotes a value it was not given."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def refusal_error(
+    refused: Refusal,
+    *,
+    allowed: Sequence[str] = (),
+    choices: Mapping[str, Any] | None = None,
+    value: Any = None,
+) -> SlotwiseError:
+    """
+    Return the typed slotwise error of a value msgspec (or Litestar) refused.
+
+    Args:
+        refused: what the refusal says (its field in wire names, as the client sent it).
+        allowed: the fields accepted where an unknown one was sent.
+        choices: the accepted values of fields with a fixed set of them, by wire name.
+        value: the value sent, when it is known (a query parameter's text).
+    """
+    field = refused.field
+    if refused.kind == "unknown":
+        return as_sent(UnexpectedField(field=field, allowed=sorted(allowed)))
+    if refused.kind == "missing":
+        return as_sent(FieldRequired(field=field))
+    enum = _ENUM.match(refused.message)
+    if enum and choices and field in choices:
+        raw = enum.group(1)
+        quoted = len(raw) > 1 and raw[0] in "'\"" and raw[-1] == raw[0]
+        sent = value if value is not None else (raw[1:-1] if quoted else _Said(raw))
+        return as_sent(InvalidChoice(field=field, allowed=tuple(choices[field]), requested=sent))
+    expected = _EXPECTED.match(refused.message)
+    if expected:
+        wanted, got = _kind(expected.group(1)), _Said(_kind(expected.group(2)))
+    elif refused.message.startswith("JSON is malformed"):
+        wanted, got = "a JSON document", _Said(refused.message.lower())
+    else:
+        wanted, got = "a valid value", _Said(refused.message.rstrip(".").lower())
+    error = InvalidFormat(field=field, expected=wanted, value=value if value is not None else got)
+    if value is None:
+        error.value = None  # the description is not a value the client sent
+    return as_sent(error)
+
+
+def unsupported_media_type(sent: str | None, accepted: Sequence[str]) -> HTTPException:
+    """Return the 415 refusal of a body sent as *sent* where only *accepted* types are read."""
+    types = " or ".join(accepted)
+    shown = f"{sent!r}" if sent else "no Content-Type"
+    return HTTPException(
+        status_code=415,
+        detail=f"a request body must be sent as {types}, got {shown}",
+        extra={"allowed": list(accepted), "requested": sent},
+    )
+
+
+def _validation_error(request: Request[Any, Any, Any], error: HTTPException) -> SlotwiseError:
     extras = error.extra if isinstance(error.extra, list) else []
     first = extras[0] if extras and isinstance(extras[0], dict) else {}
     message = str(first.get("message") or error.detail)
+    names = route_names(request)
     key = first.get("key")
+    key = names.get(key, key) if isinstance(key, str) else None
     if message.startswith("Missing required"):
         named = re.search(r"parameter '([^']+)'", message)
-        field = named.group(1) if named else key
-        return {"code": "FIELD-REQUIRED", "message": f"{field} is required", "field": field}
+        return as_sent(FieldRequired(field=named.group(1) if named else str(key)))
     refused = read_refusal(message, key)
-    if refused.unknown:
-        return {"code": "UNEXPECTED-FIELD", "message": refused.message, "field": refused.field}
-    return {
-        "code": "INVALID-FORMAT",
-        "message": f"{refused.field}: {refused.message}",
-        "field": refused.field,
-    }
+    served = request.scope.get("route_handler")
+    choices = served.opt.get(CHOICES) if served is not None else None
+    sent = request.query_params.get(refused.field) if first.get("source") == "query" else None
+    return refusal_error(refused, choices=choices, value=sent)
 
 
 def on_unexpected(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:

@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import inspect
 import re
-import types
 import typing
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from datetime import date, datetime
-from typing import Any, Final, Union, get_args, get_origin
+from typing import Any, Final, get_args, get_origin
 
 import jsonpatch
 import msgspec
@@ -30,15 +28,32 @@ from litestar.enums import RequestEncodingType
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.datastructures import ResponseSpec
 
-from slotwise.errors import InvalidFormat, SlotwiseError, Unauthorized, UnexpectedField
-from slotwise.operations._inputs import required_keys, stripped
+from slotwise.errors import (
+    FieldRequired,
+    InvalidFormat,
+    NotFound,
+    SlotwiseError,
+    Unauthorized,
+    UnexpectedField,
+)
 from slotwise.paging import Page
 from slotwise.scheduler import Scheduler, Workspace
 
-from ._bodies import PatchOperation, body_struct, fields_of, input_type, to_python
+from ._bodies import PatchOperation, fields_of, to_python
+from ._constraints import BODY_OPTIONAL, QUERY_LIMITS
 from ._documents import page, page_type, to_wire
-from ._errors import ErrorBody, read_refusal
+from ._errors import (
+    CHOICES,
+    WIRE_NAMES,
+    ErrorBody,
+    Refusal,
+    as_sent,
+    read_refusal,
+    refusal_error,
+    unsupported_media_type,
+)
 from ._lookups import StoreLookups
+from ._plan import QUERY_READERS, Plan, query_parameter, query_type
 from ._routes import Route
 from ._threads import Offload
 from ._wire import Lookups, camel, shape, wire_type
@@ -48,6 +63,8 @@ __all__ = ["handler", "operation_of"]
 _PLACEHOLDER: Final = re.compile(r"{(\w+)}")
 EXTENSIONS_TAG: Final = "slotwise extensions"
 """The OpenAPI tag of every path that is slotwise's, not the spec's (decision 46)."""
+_BODY_STATE: Final = "slotwise_body"
+_WORKSPACE: Final = "slotwise_workspace"
 _WITH_URL: Final = frozenset({"AvailableTimes", "DayAvailability", "UnavailableTimes"})
 
 _BODY_TEXT: Final = "JSON object of the fields to set; unknown fields are refused (400)."
@@ -84,127 +101,6 @@ def operation_of(route: Route, probe: Workspace) -> Callable[..., Any]:
     return getattr(type(getattr(probe, route.group)), route.method_name)  # type: ignore[no-any-return]
 
 
-def _parameters(function: Callable[..., Any]) -> list[tuple[str, Any, Any, inspect._ParameterKind]]:
-    """Return (name, hint, default, kind) of *function*'s parameters, ``**fields`` expanded."""
-    hints = typing.get_type_hints(function, include_extras=True)
-    result: list[tuple[str, Any, Any, inspect._ParameterKind]] = []
-    for parameter in list(inspect.signature(function).parameters.values())[1:]:
-        hint = hints.get(parameter.name, Any)
-        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
-            declared = get_args(hint)[0] if get_origin(hint) is typing.Unpack else hint
-            items = typing.get_type_hints(declared, include_extras=True)
-            required = required_keys(declared, items)
-            for key, item in items.items():
-                default = inspect.Parameter.empty if key in required else None
-                # Marked VAR_KEYWORD: a body field may share a path parameter's Python name
-                # (a service allocation's ``service_id``, decision 45) without being it.
-                result.append((key, stripped(item), default, inspect.Parameter.VAR_KEYWORD))
-            continue
-        result.append((parameter.name, hint, parameter.default, parameter.kind))
-    return result
-
-
-# -- query parameters -------------------------------------------------------------------------
-
-
-def _query_type(hint: Any) -> Any:
-    """Return the type Litestar parses a query parameter declared as *hint* into."""
-    origin = get_origin(hint)
-    if origin is Union or origin is types.UnionType:
-        members = [m for m in get_args(hint) if m is not types.NoneType]
-        sequences = [m for m in members if get_origin(m) in (Sequence, tuple, list)]
-        if sequences or (str in members and len(members) > 1 and date in members):
-            return str  # "a,b,c" or a date/date-time text: the operation reads it
-        if len(members) == 1:
-            return _query_type(members[0])
-        return input_type(hint)
-    if origin in (Sequence, tuple, list):
-        return str
-    if hint is date or hint is datetime:
-        return hint
-    return input_type(hint)
-
-
-def _query_parameter(wire: str, *, required: bool) -> Any:
-    if required:
-        return litestar_params.QueryParameter(name=wire, required=True)
-    return litestar_params.QueryParameter(name=wire, required=False, default=None)
-
-
-def _point(text: str) -> tuple[float, float]:
-    try:
-        latitude, longitude = (float(part) for part in text.split(","))
-    except ValueError:
-        raise InvalidFormat(
-            field="nearestTo", expected="'latitude,longitude'", value=text
-        ) from None
-    return latitude, longitude
-
-
-_QUERY_READERS: Final[dict[str, Callable[[Any], Any]]] = {"nearest_to": _point}
-
-
-# -- the handler ------------------------------------------------------------------------------
-
-
-class _Plan:
-    """What one route's request carries, read from the operation's signature."""
-
-    def __init__(self, route: Route, function: Callable[..., Any]) -> None:
-        self.route = route
-        parameters = _parameters(function)
-        placeholders = _PLACEHOLDER.findall(route.path)
-        if route.path_params is not None:
-            path_python = list(route.path_params)
-        else:
-            path_python = [name for name, *_ in parameters[: len(placeholders)]]
-        if route.company_in_path:
-            placeholders = placeholders[:0]
-        self.path = list(zip(placeholders, path_python, strict=True))
-        self.positional = [
-            name
-            for name, _, _, kind in parameters
-            if kind is inspect.Parameter.POSITIONAL_ONLY and name not in route.fixed
-        ]
-        rest = [
-            p
-            for p in parameters
-            if (p[0] not in path_python or p[3] is inspect.Parameter.VAR_KEYWORD)
-            and p[0] not in route.fixed
-        ]
-        has_body = route.method in ("POST", "PUT")
-        self.query = [p for p in rest if not has_body or p[0] in route.query]
-        self.body_items = [p for p in rest if has_body and p[0] not in route.query]
-        self.query_names = {route.rename.get(name) or camel(name) for name, *_ in self.query}
-        self.body: Any = None
-        if self.body_items:
-            self.body = self._body_type()
-
-    def _body_type(self) -> Any:
-        route = self.route
-        name = "".join(part.title() for part in route.operation.replace(".", "_").split("_"))
-        if route.whole_body is not None:
-            (hint,) = [hint for key, hint, *_ in self.body_items if key == route.whole_body]
-            if route.operation == "resources.update_many":
-                changes = get_args(get_args(hint)[0])[1]
-                items = {"id": str, **typing.get_type_hints(changes, include_extras=True)}
-                return list[body_struct(f"{name}Item", items, record=route.record, rename={})]  # type: ignore[misc]
-            if route.whole_body == "days":
-                from slotwise.model import WeeklyHours
-
-                return input_type(WeeklyHours)
-            return input_type(hint, owner=route.record)
-        struct = body_struct(
-            f"{name}Body",
-            {key: hint for key, hint, *_ in self.body_items},
-            record=route.record,
-            rename=route.rename,
-        )
-        if route.patch_from is not None:
-            return struct | list[PatchOperation]
-        return struct
-
-
 def handler(
     route: Route,
     scheduler: Scheduler,
@@ -221,7 +117,7 @@ def handler(
     """
     probe = scheduler.as_principal(None)
     function = operation_of(route, probe)
-    plan = _Plan(route, function)
+    plan = Plan(route, function)
     signature: list[inspect.Parameter] = []
     keyword = inspect.Parameter.KEYWORD_ONLY
     path_text = typing.Annotated[str, litestar_params.PathParameter()]
@@ -232,9 +128,9 @@ def handler(
     for name, hint, default, _ in plan.query:
         wire = route.rename.get(name) or camel(name)
         required = default is inspect.Parameter.empty
-        kind = _query_type(hint)
+        kind = query_type(hint)
         annotation = kind if required else kind | None
-        parameter = _query_parameter(wire, required=required)
+        parameter = query_parameter(wire, required=required)
         signature.append(
             inspect.Parameter(f"q_{name}", keyword, annotation=annotation, default=parameter)
         )
@@ -243,15 +139,21 @@ def handler(
             media_type=RequestEncodingType.JSON,
             description=_BODY_TEXT if route.patch_from is None else _PATCH_TEXT,
         )
-        body = typing.Annotated.__class_getitem__((plan.body, described))  # type: ignore[attr-defined]
-        signature.append(inspect.Parameter("data", keyword, annotation=body))
+        if plan.required or route.whole_body is not None:
+            body = typing.Annotated.__class_getitem__((plan.body, described))  # type: ignore[attr-defined]
+            signature.append(inspect.Parameter("data", keyword, annotation=body))
+        else:
+            # Every field optional: no body at all is the same as {} (PUT .../reserve).
+            body = typing.Annotated.__class_getitem__((plan.body | None, described))  # type: ignore[attr-defined]
+            signature.append(inspect.Parameter("data", keyword, annotation=body, default=None))
     signature.append(inspect.Parameter("request", keyword, annotation=Request))
     returns = _response_type(typing.get_type_hints(function).get("return", Any))
 
     def run(**values: Any) -> Any:
         request: Request[Any, Any, Any] = values.pop("request")
         lookups = StoreLookups(scheduler.store)  # read lazily, once per request
-        workspace = authenticate(request)
+        state = request.scope["state"]
+        workspace = state[_WORKSPACE] if _WORKSPACE in state else authenticate(request)
         _refuse_unknown_query(request, plan.query_names)
         principal = workspace.principal
         if route.company_in_path and (principal is None or values["id"] != principal.company_id):
@@ -262,17 +164,19 @@ def handler(
         for name, *_ in plan.query:
             given = values[f"q_{name}"]
             if given is not None:
-                reader = _QUERY_READERS.get(name)
+                reader = QUERY_READERS.get(name)
                 arguments[name] = reader(given) if reader else given
         body: dict[str, Any] = {}
         if plan.body is not None:
-            body = _body(route, plan, workspace, arguments, values["data"], lookups)
+            data = request.scope["state"].get(_BODY_STATE, values.get("data"))
+            body = _body(route, plan, workspace, arguments, data, lookups)
         if route.group == "scheduler":
             if principal is None or principal.location_ids is not None:
                 raise Unauthorized(field="authorization", value="a location-limited token")
             call = getattr(scheduler, route.method_name)
         else:
             call = getattr(getattr(workspace, route.group), route.method_name)
+        named = {**body, **arguments}
         # Path values fill the positional parameters first; a body field of the same Python
         # name (a service allocation's ``service_id``) stays a keyword for the operation.
         positional = [
@@ -281,17 +185,49 @@ def handler(
             if name in arguments or name in body
         ]
         arguments.update(body)
-        if route.deprecated:
-            # The client is told by the Deprecation header; the server's log stays quiet.
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            if route.deprecated:
+                # The client is told by the Deprecation header; the server's log stays quiet.
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", DeprecationWarning)
+                    result = call(*positional, **arguments)
+            else:
                 result = call(*positional, **arguments)
-        else:
-            result = call(*positional, **arguments)
+        except NotFound as error:
+            _locate(error, named)
+            raise
         return _respond(result, request, lookups)
 
     async def serve(**values: Any) -> Any:
         return await offload.run(run, **values)
+
+    async def read_body(request: Request[Any, Any, Any]) -> None:
+        """Refuse a body of another media type (415), or of a value off its type (strict)."""
+        # Who is asking comes first: a request without a valid token learns nothing more.
+        # The token's read is a store read: on a worker thread, as the operation's.
+        request.scope["state"][_WORKSPACE] = await offload.run(authenticate, request)
+        raw = await request.body()
+        sent = request.headers.get("content-type")
+        media = sent.partition(";")[0].strip().lower() if sent else None
+        if not raw and media is None:
+            if plan.required or route.whole_body is not None:
+                raise FieldRequired(field="body")
+            return
+        if media not in plan.media_types:
+            raise unsupported_media_type(sent, plan.media_types)
+        # Litestar converts a body leniently ("30" for an integer); docs/http.md promises the
+        # JSON types as declared, so the body is decoded strictly here, once, for the handler.
+        optional = not plan.required and route.whole_body is None
+        try:
+            # An optional body may also be JSON null: no fields, as an empty body.
+            decoded = msgspec.json.decode(
+                raw, type=plan.body | None if optional else plan.body, strict=True
+            )
+        except msgspec.ValidationError as error:
+            raise decode_error(error, plan.allowed, plan.choices) from None
+        except msgspec.DecodeError as error:
+            raise refusal_error(Refusal("body", str(error), "invalid")) from None
+        request.scope["state"][_BODY_STATE] = decoded
 
     serve.__name__ = route.operation.replace(".", "_") + "_" + route.method.lower()
     serve.__doc__ = function.__doc__
@@ -299,13 +235,39 @@ def handler(
     serve.__annotations__ = {p.name: p.annotation for p in signature} | {"return": returns}
     responses = error_responses()
     headers = [ResponseHeader(name="Deprecation", value="true")] if route.deprecated else None
-    return route_decorator(route, responses, headers)(serve)
+    hooks = {"before_request": read_body} if plan.body is not None else {}
+    opt = {
+        WIRE_NAMES: plan.wire,
+        CHOICES: plan.choices,
+        QUERY_LIMITS: plan.query_limits(),
+        BODY_OPTIONAL: plan.body is not None and not plan.required and route.whole_body is None,
+    }
+    return route_decorator(route, responses, headers, opt=opt, **hooks)(serve)
+
+
+def _locate(error: NotFound, arguments: Mapping[str, Any]) -> None:
+    """Name the input that carried the id of a record that was not found (decision 44)."""
+    if getattr(error, "field", None) is not None:
+        return
+    for name, value in arguments.items():
+        if value == error.record_id or (
+            isinstance(value, str | list | tuple) and error.record_id in _ids(value)
+        ):
+            error.field = name  # type: ignore[attr-defined]
+            return
+
+
+def _ids(value: str | list[Any] | tuple[Any, ...]) -> list[Any]:
+    return value.split(",") if isinstance(value, str) else list(value)
 
 
 def route_decorator(
-    route: Route, responses: dict[int, ResponseSpec], headers: list[ResponseHeader] | None
+    route: Route,
+    responses: dict[int, ResponseSpec],
+    headers: list[ResponseHeader] | None,
+    **options: Any,
 ) -> Callable[[Callable[..., Any]], HTTPRouteHandler]:
-    """Return the Litestar decorator of *route*."""
+    """Return the Litestar decorator of *route* (*options*: more of Litestar's arguments)."""
     placeholders = _PLACEHOLDER.sub(lambda m: "{" + m.group(1) + ":str}", route.path)
     return litestar_route(
         placeholders,
@@ -321,6 +283,7 @@ def route_decorator(
         responses=responses,
         response_headers=headers,
         name=f"{route.method} {route.path}",
+        **options,
     )
 
 
@@ -334,17 +297,19 @@ def _tag(route: Route) -> str:
 def _refuse_unknown_query(request: Request[Any, Any, Any], allowed: set[str]) -> None:
     for key in request.query_params:
         if key not in allowed:
-            raise UnexpectedField(field=key, allowed=sorted(allowed))
+            raise as_sent(UnexpectedField(field=key, allowed=sorted(allowed)))
 
 
 def _body(
     route: Route,
-    plan: _Plan,
+    plan: Plan,
     workspace: Workspace,
     arguments: dict[str, Any],
     data: Any,
     lookups: Lookups,
 ) -> dict[str, Any]:
+    if data is None:  # no body where every field is optional: as {}
+        return {}
     if isinstance(data, list) and data and isinstance(data[0], PatchOperation):
         data = _patched(route, plan, workspace, arguments, data, lookups)
     if route.whole_body is not None:
@@ -358,7 +323,7 @@ def _body(
 
 def _patched(
     route: Route,
-    plan: _Plan,
+    plan: Plan,
     workspace: Workspace,
     arguments: Mapping[str, Any],
     operations: list[PatchOperation],
@@ -396,15 +361,16 @@ def _patched(
     try:
         return msgspec.json.decode(msgspec.json.encode(changed), type=body_type)
     except msgspec.ValidationError as error:
-        raise decode_error(error, fields_of(body_type)) from None
+        raise decode_error(error, sorted(fields_of(body_type)), plan.choices) from None
 
 
-def decode_error(error: msgspec.ValidationError, allowed: Mapping[str, str]) -> SlotwiseError:
+def decode_error(
+    error: msgspec.ValidationError,
+    allowed: Sequence[str],
+    choices: Mapping[str, Any] | None = None,
+) -> SlotwiseError:
     """Return the slotwise error of a body msgspec refused (an unknown field, a wrong type)."""
-    refused = read_refusal(str(error))
-    if refused.unknown:
-        return UnexpectedField(field=refused.field, allowed=sorted(allowed))
-    return InvalidFormat(field=refused.field, expected=refused.message, value="")
+    return refusal_error(read_refusal(str(error)), allowed=allowed, choices=choices)
 
 
 def _respond(result: Any, request: Request[Any, Any, Any], lookups: Lookups) -> Any:

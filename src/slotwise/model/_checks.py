@@ -28,6 +28,33 @@ from slotwise.errors import (
 
 Validator = Callable[[Any, "attrs.Attribute[Any]", Any], None]
 
+STATED: dict[Callable[..., Any], dict[str, Any]] = {}
+"""
+The JSON Schema keywords each validator enforces (``maxLength``, ``minimum``, ``enum``, ...).
+
+The HTTP layer publishes them in its OpenAPI document, so a client generated from the document
+sends what the validators accept: one declaration, read twice (decision 36's bounds included).
+Keywords state what a schema can; a validator may refuse more (a weekday rule, a blank name).
+"""
+
+
+def _states(validate: Validator, **keywords: Any) -> Validator:
+    STATED[validate] = {key: value for key, value in keywords.items() if value is not None}
+    return validate
+
+
+def stated(validator: Any) -> dict[str, Any]:
+    """Return the JSON Schema keywords *validator* (one, a list or an ``and_``) enforces."""
+    if isinstance(validator, list | tuple):
+        parts: list[Any] = list(validator)
+    else:
+        parts = list(getattr(validator, "_validators", None) or [validator])
+    keywords: dict[str, Any] = {}
+    for part in parts:
+        keywords.update(STATED.get(part, {}))
+    return keywords
+
+
 E = TypeVar("E", bound=enum.Enum)
 
 # A pragmatic address check: one "@", a dot in the domain, no spaces. Full RFC 5322 parsing
@@ -92,7 +119,13 @@ def check_text(*, max_len: int, required: bool = False, min_len: int = 0) -> Val
         if value and len(value) < min_len:
             raise FieldTooShort(field=name, limit=min_len, requested=len(value))
 
-    return validate
+    # A required text must hold a character that is not white space.
+    return _states(
+        validate,
+        maxLength=max_len,
+        minLength=max(min_len, 1 if required else 0) or None,
+        pattern=r"\S" if required else None,
+    )
 
 
 def check_int(
@@ -108,7 +141,7 @@ def check_int(
         if (low is not None and value < low) or (high is not None and value > high):
             raise OutOfRange(field=attribute.name, allowed=_bounds(low, high), requested=value)
 
-    return validate
+    return _states(validate, minimum=low, maximum=high)
 
 
 def check_number(*, low: float | None = None, optional: bool = False) -> Validator:
@@ -127,7 +160,7 @@ def check_number(*, low: float | None = None, optional: bool = False) -> Validat
         if low is not None and value < low:
             raise OutOfRange(field=attribute.name, allowed=_bounds(low, None), requested=value)
 
-    return validate
+    return _states(validate, minimum=low)
 
 
 def check_choice(*choices: object) -> Validator:
@@ -137,7 +170,7 @@ def check_choice(*choices: object) -> Validator:
         if not any(value == choice and _same_kind(value, choice) for choice in choices):
             raise InvalidChoice(field=attribute.name, allowed=tuple(choices), requested=value)
 
-    return validate
+    return _states(validate, enum=list(choices))
 
 
 def _same_kind(value: object, choice: object) -> bool:
@@ -285,3 +318,9 @@ def as_utc(value: Any) -> Any:
             # Year 1 or 9999 near the edge: check_aware refuses it with the field's name.
             return value
     return value
+
+
+_states(check_hhmm, minimum=0, maximum=2400)
+_states(check_email, maxLength=254, pattern=_EMAIL.pattern)
+_states(check_url, maxLength=2048, pattern=_URL.pattern)
+_states(check_phone, minLength=PHONE_MIN, maxLength=PHONE_MAX)

@@ -124,7 +124,12 @@ class TokenOperations:
         """
         now = self._clock.now()
         if expires_at is not None and expires_at <= now:
-            raise OutOfRange(field="expires_at", allowed="after now", requested=expires_at)
+            # ISO 8601 in the message: a repr (datetime.datetime(...)) reads as Python, not time.
+            raise OutOfRange(
+                field="expires_at",
+                allowed=f"after now ({now.isoformat()})",
+                requested=expires_at.isoformat(),
+            )
         token = self._source()
         if not isinstance(token, str) or len(token) < _TOKEN_MIN_LENGTH:
             raise StateError("the token source made a token shorter than 32 characters")
