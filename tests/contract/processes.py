@@ -41,6 +41,8 @@ class Plan:
     seed: int
     lock_timeout: float
     barrier_timeout: float
+    pool_mode: str = "session"
+    """The stores' ``pool_mode`` (``"transaction"`` through PgBouncer)."""
 
 
 @attrs.frozen(kw_only=True)
@@ -72,7 +74,13 @@ def book(worker: int, plan: Plan, barrier: Barrier, reports: Queue[Report]) -> N
     raised: list[tuple[str, datetime, str]] = []
     failure = None
     try:
-        store = SQLStore(plan.url, schema=plan.schema, create=False, lock_timeout=plan.lock_timeout)
+        store = SQLStore(
+            plan.url,
+            schema=plan.schema,
+            create=False,
+            lock_timeout=plan.lock_timeout,
+            pool_mode="transaction" if plan.pool_mode == "transaction" else "session",
+        )
         try:
             # Ids "p<worker>-<n>": no two processes (nor the parent's "<n>") ever make the same.
             scheduler = Scheduler(

@@ -17,7 +17,7 @@ import itertools
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
@@ -57,13 +57,17 @@ class Server:
     driver: str
     extra: str
     start: str
+    pool_mode: str = "session"
+    """The stores' ``pool_mode`` (``"transaction"`` behind PgBouncer)."""
+    locate: Callable[[], str] | None = None
+    """Start the server (a pooler) and return its URL, when *url* is not fixed."""
 
     def drop(self, engine: Any, schema: str) -> None:
         """Drop the schema (PostgreSQL) or database (MariaDB) *schema* and its tables."""
         quoted = engine.dialect.identifier_preparer.quote_schema(schema)
         statement = (
             f"DROP SCHEMA IF EXISTS {quoted} CASCADE"
-            if self.name == "PostgreSQL"
+            if engine.dialect.name == "postgresql"
             else f"DROP DATABASE IF EXISTS {quoted}"
         )
         with engine.connect() as conn:
@@ -86,6 +90,8 @@ MARIADB = Server(
     start="start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd",
 )
 
+_servers: list[Server] = []
+"""Every server this run made an engine for (its schemas are dropped at exit)."""
 _engines: dict[str, Any] = {}
 _unreachable: dict[str, str] = {}
 
@@ -104,7 +110,11 @@ def server_engine(server: Server) -> Any:
                 f"pip install 'slotwise[{server.extra}]' ({error})"
             )
             unavailable(_unreachable[server.name])
-        engine = sqlalchemy.create_engine(server.url, pool_pre_ping=True)
+        url = server.url if server.locate is None else server.locate()
+        # Behind a transaction-mode pooler the harness's own statements must not be prepared
+        # on the server either (psycopg prepares a statement run 5 times on one connection).
+        options = {"prepare_threshold": None} if server.pool_mode == "transaction" else {}
+        engine = sqlalchemy.create_engine(url, pool_pre_ping=True, connect_args=options)
         try:
             with engine.connect():
                 pass
@@ -119,6 +129,7 @@ def server_engine(server: Server) -> Any:
             )
             unavailable(_unreachable[server.name])
         _engines[server.name] = engine
+        _servers.append(server)
     return _engines[server.name]
 
 
@@ -141,6 +152,7 @@ def server_store(server: Server, **options: Any) -> Iterator[Any]:
         _made[server.name].append(schema)
     reusable = False
     try:
+        options.setdefault("pool_mode", server.pool_mode)
         store = SQLStore(engine, schema=schema, **options)
         try:
             yield store
@@ -173,16 +185,22 @@ def _empty(engine: Any, schema: str) -> bool:
     return True
 
 
+def drop_schemas(server: Server) -> None:
+    """Drop the schemas this run created on *server*."""
+    engine = _engines.get(server.name)
+    made = _made.pop(server.name, [])
+    for schema in made:
+        try:
+            server.drop(engine, schema)
+        except Exception:  # the server went away; nothing left to clean
+            break
+
+
 @atexit.register
 def _drop_schemas() -> None:
     """Drop the schemas this run created."""
-    for server in (POSTGRES, MARIADB):
-        engine = _engines.get(server.name)
-        for schema in _made.get(server.name, []):
-            try:
-                server.drop(engine, schema)
-            except Exception:  # the server went away; nothing left to clean
-                break
+    for server in _servers:
+        drop_schemas(server)
 
 
 @contextmanager

@@ -39,6 +39,7 @@ from slotwise.model import Appointment, AppointmentStatus
 from slotwise.storage.sql import SQLStore
 from slotwise.testing import ManualClock, SequentialIds
 
+from .pooler import PGBOUNCER_SERVER
 from .processes import Plan, Report, book, qualified
 from .servers import MARIADB, POSTGRES, server_store, sqlite_store
 
@@ -77,9 +78,15 @@ def _mariadb() -> AbstractContextManager[SQLStore]:
     return server_store(MARIADB)
 
 
+def _pgbouncer() -> AbstractContextManager[SQLStore]:
+    """Open a SQLStore in a new PostgreSQL schema through PgBouncer in transaction mode."""
+    return server_store(PGBOUNCER_SERVER)
+
+
 SQL_STORES = [
     pytest.param(_sqlite, id="sqlite"),
     pytest.param(_postgres, id="postgres", marks=pytest.mark.external_service),
+    pytest.param(_pgbouncer, id="pgbouncer", marks=pytest.mark.external_service),
     pytest.param(_mariadb, id="mariadb", marks=pytest.mark.external_service),
 ]
 
@@ -117,6 +124,7 @@ class _World:
             "attempts": ATTEMPTS,
             "lock_timeout": LOCK_TIMEOUT,
             "barrier_timeout": BARRIER_TIMEOUT,
+            "pool_mode": self.store.pool_mode,
         }
         values.update(options)
         return Plan(

@@ -18,6 +18,8 @@ except ImportError:
 
 from ._schema import SCHEMA_VERSION as SCHEMA_VERSION
 from ._schema import metadata as metadata
+from ._store import POOL_MODES as POOL_MODES
+from ._store import PoolMode as PoolMode
 from ._store import SQLStore as SQLStore
 
-__all__ = ["SCHEMA_VERSION", "SQLStore", "metadata"]
+__all__ = ["POOL_MODES", "SCHEMA_VERSION", "PoolMode", "SQLStore", "metadata"]

@@ -8,7 +8,7 @@ import logging
 import threading
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from typing import Any
+from typing import Any, Final, Literal
 
 from sqlalchemy import (
     URL,
@@ -27,6 +27,7 @@ from sqlalchemy.pool import AssertionPool, QueuePool, StaticPool
 from slotwise.errors import (
     ConflictError,
     InconsistentFields,
+    InvalidChoice,
     OutOfRange,
     SlotwiseError,
     StoreError,
@@ -45,7 +46,12 @@ from ._units import SQLReader
 from ._upgrades import UPGRADES
 from ._writes import SQLTransaction
 
-__all__ = ["SQLStore"]
+__all__ = ["POOL_MODES", "PoolMode", "SQLStore"]
+
+PoolMode = Literal["session", "transaction"]
+"""How connections reach the server: directly or through a session-mode pooler, or through a
+transaction-mode pooler (PgBouncer ``pool_mode = transaction``)."""
+POOL_MODES: Final[tuple[PoolMode, ...]] = ("session", "transaction")
 
 logger = logging.getLogger("slotwise.storage")
 
@@ -87,6 +93,11 @@ class SQLStore:
             behind is skipped (and the read goes to another replica or the primary).
         replica_retry: seconds a replica that could not be reached is left alone before it is
             tried again.
+        pool_mode: ``"session"`` (direct connections, or a pooler in session mode) or
+            ``"transaction"`` (PostgreSQL behind PgBouncer in transaction pooling mode, where
+            each transaction may run on another server connection): turns off psycopg's
+            server-side prepared statements on every connection the store uses. PostgreSQL
+            only; see ``docs/sql.md``, "Behind a connection pooler".
 
     Raises:
         StoreUnavailable: when the database cannot be reached.
@@ -96,10 +107,12 @@ class SQLStore:
         InconsistentFields: naming ``replicas``, when replicas are given for a database other
             than PostgreSQL.
         OutOfRange: for a *max_lag* or *replica_retry* below 0.
+        InvalidChoice: for a *pool_mode* not in :data:`POOL_MODES`, or ``"transaction"`` on
+            SQLite or MariaDB.
 
     .. versionadded:: 0.1
     .. versionchanged:: 0.1
-       *replicas*, *max_lag* and *replica_retry* (decision 50).
+       *replicas*, *max_lag*, *replica_retry* and *pool_mode* (decision 50).
     """
 
     def __init__(
@@ -115,6 +128,7 @@ class SQLStore:
         replicas: Sequence[Engine | URL | str] = (),
         max_lag: float = 5.0,
         replica_retry: float = 5.0,
+        pool_mode: PoolMode = "session",
     ) -> None:
         if lock_timeout <= 0 or idle_timeout <= 0:
             raise OutOfRange(
@@ -127,18 +141,29 @@ class SQLStore:
         for name, seconds in (("max_lag", max_lag), ("replica_retry", replica_retry)):
             if not seconds >= 0:
                 raise OutOfRange(field=name, allowed="at least 0 seconds", requested=seconds)
+
+    @property
+        if pool_mode not in POOL_MODES:
+            raise InvalidChoice(field="pool_mode", allowed=POOL_MODES, requested=pool_mode)
         if isinstance(engine_or_url, Engine):
             self._engine, self._owns_engine = engine_or_url, False
         else:
             self._engine, self._owns_engine = _make_engine(engine_or_url, lock_timeout), True
         self._schema = schema
+        self._pool_mode: PoolMode = pool_mode
         self._lock_attempts = lock_attempts
         backend = self._engine.dialect.name
+        if pool_mode == "transaction" and backend != "postgresql":
+            if self._owns_engine:
+                self._engine.dispose()
+            # MariaDB's schema lock (GET_LOCK) and SET TRANSACTION are per session.
+            raise InvalidChoice(field="pool_mode", allowed=("session",), requested=pool_mode)
         self._dialect: Dialect = dialect_for(
             backend,
             namespace=schema or "",
             lock_timeout=lock_timeout,
             idle_timeout=idle_timeout,
+            pool_mode=pool_mode,
         )
         if backend == "sqlite":
             _check_sqlite_file(self._engine.url)
@@ -206,6 +231,9 @@ class SQLStore:
     def replicas(self) -> tuple[Engine, ...]:
         """The engines of the store's read replicas (empty without replicas)."""
         return () if self._replicas is None else self._replicas.engines
+    def pool_mode(self) -> PoolMode:
+        """``"transaction"`` behind a transaction-mode pooler, else ``"session"``."""
+        return self._pool_mode
 
     def close(self) -> None:
         """Dispose of the engines' connections that the store made from URLs."""
@@ -241,6 +269,36 @@ class SQLStore:
                 )
             engines.append(engine)
         return ReplicaSet(engines, max_lag=max_lag, retry_after=retry_after)
+
+    def check(self) -> None:
+        """
+        Check that the store can serve: the database answers and its tables are current.
+
+        A readiness probe (``GET /readyz`` of ``slotwise serve``) calls it: one read of
+        ``slotwise_schema_version``.
+
+        Raises:
+            StoreUnavailable: when the database cannot be reached.
+            StoreError: when the tables are missing or at another version than
+                :data:`SCHEMA_VERSION` (a newer release upgraded them: upgrade this one).
+
+        .. versionadded:: 0.1
+        """
+        conn = self._connect(self._dialect.read_options(), "checking its tables")
+        try:
+            try:
+                self._dialect.begin_read(conn)
+                version = conn.scalar(select(func.max(schema_version.c.version)))
+            except Exception as error:
+                raise self._dialect.translate(error, "checking its tables") from error
+        finally:
+            self._abandon(conn)
+            conn.close()
+        if version != SCHEMA_VERSION:
+            raise StoreError(
+                f"the slotwise tables in {self!r} are at schema version {version}, this "
+                f"slotwise needs {SCHEMA_VERSION}"
+            )
 
     # -- the protocol ----------------------------------------------------------------------
 

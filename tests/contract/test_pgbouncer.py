@@ -1,0 +1,142 @@
+"""
+SQLStore behind a real PgBouncer in transaction pooling mode (decision 50, docs/sql.md "Behind
+a connection pooler"): the whole store contract through it, and what breaks without
+``pool_mode="transaction"``. The multi-process booking race through it is the ``pgbouncer``
+case of ``tests/contract/test_sql_processes.py``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine
+
+from slotwise.errors import InvalidChoice, StoreError
+from slotwise.model import Company
+from slotwise.storage.sql import SQLStore
+from slotwise.testing.samples import sample_company
+
+from . import test_sql_stores
+from .pooler import PGBOUNCER, PGBOUNCER_SERVER, PgBouncer, free_port
+from .servers import POSTGRES, server_engine, server_store, unavailable, unique_name
+
+
+@pytest.mark.external_service
+class TestPgBouncerStore(test_sql_stores._SQLContract):
+    def _open(self) -> Any:
+        return server_store(PGBOUNCER_SERVER)
+
+
+@contextmanager
+def own_pgbouncer() -> Iterator[PgBouncer]:
+    """Yield a PgBouncer of this test alone (its server connections prepared nothing yet)."""
+    if not Path(PGBOUNCER).is_file():
+        unavailable(f"PgBouncer is not installed at {PGBOUNCER}: apt-get install pgbouncer")
+    server_engine(POSTGRES)  # skip (or fail) with the server's reason when it is down
+    bouncer = PgBouncer(
+        directory=Path(tempfile.mkdtemp(prefix="slotwise-pgbouncer-")), port=free_port()
+    )
+    bouncer.start()
+    try:
+        yield bouncer
+    finally:
+        bouncer.stop()
+        shutil.rmtree(bouncer.directory, ignore_errors=True)
+
+
+def _units(store: SQLStore, count: int) -> None:
+    """
+    Run *count* units of work reading the company, each committed.
+
+    Not reads: a read ends in ROLLBACK, after which psycopg forgets what it counted and prepared.
+    """
+    for _ in range(count):
+        with store.transaction() as tx:
+            assert sample_company(id="co") == tx.get(Company, "co")
+
+
+@pytest.mark.external_service
+class TestPreparedStatements:
+    def test_two_clients_prepare_the_same_name_on_one_server_connection(self):
+        """
+        Without pool_mode="transaction", psycopg prepares a statement on its 6th run; a second
+        client through the same PgBouncer prepares its own under the same name on the same
+        server connection: StoreError "prepared statement ... already exists", with a hint.
+        With pool_mode="transaction" the same sequence runs through.
+        """
+        schema = unique_name()
+        with own_pgbouncer() as bouncer:
+            outcomes: dict[str, str] = {}
+            for mode in ("session", "transaction"):
+                first = SQLStore(bouncer.url, schema=schema, pool_mode=mode)
+                second = SQLStore(bouncer.url, schema=schema, pool_mode=mode)
+                try:
+                    with first.transaction() as tx:
+                        if tx.get(Company, "co") is None:
+                            tx.insert(sample_company(id="co"))
+                    # One client at a time: PgBouncer reuses its one server connection.
+                    _units(first, 10)
+                    try:
+                        _units(second, 10)
+                    except StoreError as error:
+                        outcomes[mode] = error.message
+                    else:
+                        outcomes[mode] = "ok"
+                finally:
+                    first.close()
+                    second.close()
+            POSTGRES.drop(server_engine(POSTGRES), schema)
+
+        assert "prepared statement" in outcomes["session"], outcomes
+        assert "already exists" in outcomes["session"], outcomes
+        assert 'pool_mode="transaction"' in outcomes["session"], outcomes
+        assert "ok" == outcomes["transaction"]
+
+    def test_a_host_engine_gets_prepared_statements_turned_off(self):
+        """A host's own Engines (psycopg's default prepare_threshold 5) with pool_mode="transaction"."""
+        schema = unique_name()
+        with own_pgbouncer() as bouncer:
+            engines = [create_engine(bouncer.url) for _ in "ab"]
+            stores = [
+                SQLStore(engine, schema=schema, pool_mode="transaction") for engine in engines
+            ]
+            try:
+                with stores[0].transaction() as tx:
+                    tx.insert(sample_company(id="co"))
+                for store in stores:
+                    _units(store, 10)
+                with engines[0].connect() as conn:
+                    threshold = conn.connection.driver_connection.prepare_threshold  # type: ignore[union-attr]
+            finally:
+                for store, engine in zip(stores, engines, strict=True):
+                    store.close()
+                    engine.dispose()
+            POSTGRES.drop(server_engine(POSTGRES), schema)
+
+        assert threshold is None
+
+
+class TestPoolModeChoice:
+    def test_an_unknown_pool_mode_is_refused_naming_the_field(self, tmp_path: Path):
+        """pool_mode="statement" raises InvalidChoice naming pool_mode and the allowed modes."""
+        with pytest.raises(InvalidChoice) as caught:
+            SQLStore(f"sqlite:///{tmp_path / 'a.db'}", pool_mode="statement")  # type: ignore[arg-type]
+
+        assert ("pool_mode", ("session", "transaction"), "statement") == (
+            caught.value.field,
+            caught.value.allowed,
+            caught.value.requested,
+        )
+
+    def test_transaction_pooling_is_postgresql_only(self, tmp_path: Path):
+        """pool_mode="transaction" on SQLite raises InvalidChoice: only "session" is allowed."""
+        with pytest.raises(InvalidChoice) as caught:
+            SQLStore(f"sqlite:///{tmp_path / 'a.db'}", pool_mode="transaction")
+
+        assert ("pool_mode", ("session",)) == (caught.value.field, caught.value.allowed)
