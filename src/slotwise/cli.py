@@ -1,11 +1,12 @@
 """
 The ``slotwise`` command line (also ``python -m slotwise``)::
 
-    slotwise serve  [--db URL] [--host 127.0.0.1] [--port 8000] [--workers N] [--threads N]
-                    [--log-level info] [--log-format text|json] [--with-worker]
-    slotwise worker [--db URL] [--schema NAME] [--concurrency N] [--batch N] [--lease SECONDS]
-                    [--allow-local-webhooks]
-    slotwise demo   [--db URL]
+    slotwise serve  [--db URL] [--pool-mode session|transaction] [--host 127.0.0.1] [--port 8000]
+                    [--workers N] [--threads N] [--log-level info] [--log-format text|json]
+                    [--with-worker] [--allow-local-webhooks]
+    slotwise worker [--db URL] [--pool-mode MODE] [--schema NAME] [--concurrency N] [--batch N]
+                    [--lease SECONDS] [--allow-local-webhooks]
+    slotwise demo   [--db URL] [--pool-mode MODE]
     slotwise tokens create --db URL --company ID [--location ID ...] --label TEXT [--days N]
     slotwise tokens list   --db URL --company ID
     slotwise tokens revoke --db URL TOKEN_ID
@@ -15,9 +16,13 @@ the SQLite file ``./slotwise.db``. ``demo`` creates a small business (Acme Spa) 
 and a token: into ``--db`` to serve it, or in memory to print a week of its availability.
 
 ``--db`` takes a SQLAlchemy URL (``sqlite:///slotwise.db``, ``postgresql+psycopg://...``,
-``mysql+pymysql://...``; the ``sql`` extra and a driver must be installed); it defaults to the
-environment variable ``SLOTWISE_DB``. A token is printed once, when it is created: the database
-keeps only its SHA-256. A refused command prints ``slotwise: error: ...`` and exits with 2.
+``mysql+pymysql://...``; the ``sql`` extra and a driver must be installed); ``--pool-mode
+transaction`` runs it behind PgBouncer in transaction pooling mode (``docs/sql.md``). Every option
+of ``serve`` and ``worker``, and ``--db`` and ``--pool-mode`` everywhere, may be set in the
+environment instead (``SLOTWISE_DB``, ``SLOTWISE_PORT``, ``SLOTWISE_ALLOW_LOCAL_WEBHOOKS``...): the
+command line beats the environment, which beats the default (``slotwise._settings``). A token is
+printed once, when it is created: the database keeps only its SHA-256. A refused command prints
+``slotwise: error: ...`` and exits with 2.
 """
 
 from __future__ import annotations
@@ -28,8 +33,9 @@ import re
 import sys
 from collections.abc import Sequence
 from datetime import timedelta
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
+from slotwise._settings import from_environment, resolve, variable
 from slotwise._version import VERSION
 from slotwise.errors import MissingDependency, OutOfRange, SlotwiseError
 from slotwise.model import ApiToken, Principal, RoundRobin
@@ -39,6 +45,16 @@ __all__ = ["main"]
 
 _DB_VARIABLE = "SLOTWISE_DB"
 _DEFAULT_DB = "sqlite:///slotwise.db"
+_POOL_MODES = ("session", "transaction")  # slotwise.storage.sql.POOL_MODES, without SQLAlchemy
+
+
+def _pool_mode(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--pool-mode",
+        default="session",
+        choices=_POOL_MODES,
+        help="transaction: PostgreSQL behind PgBouncer in transaction pooling mode",
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -49,10 +65,9 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     serve = commands.add_parser("serve", help="serve the HTTP interface (the http extra)")
     serve.add_argument(
-        "--db",
-        default=os.environ.get(_DB_VARIABLE) or _DEFAULT_DB,
-        help=f"SQLAlchemy database URL (default: ${_DB_VARIABLE}, else {_DEFAULT_DB})",
+        "--db", default=_DEFAULT_DB, help=f"SQLAlchemy database URL (default: {_DEFAULT_DB})"
     )
+    _pool_mode(serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")
     serve.add_argument("--workers", type=int, default=1, help="worker processes")
@@ -84,10 +99,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     worker = commands.add_parser("worker", help="deliver webhooks and reminders (http extra)")
     worker.add_argument(
-        "--db",
-        default=os.environ.get(_DB_VARIABLE) or _DEFAULT_DB,
-        help=f"SQLAlchemy database URL (default: ${_DB_VARIABLE}, else {_DEFAULT_DB})",
+        "--db", default=_DEFAULT_DB, help=f"SQLAlchemy database URL (default: {_DEFAULT_DB})"
     )
+    _pool_mode(worker)
     worker.add_argument(
         "--schema",
         help="the PostgreSQL schema or MariaDB database of the tables (default: the URL's)",
@@ -113,19 +127,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo = commands.add_parser("demo", help="create the demo business (Acme Spa)")
     demo.add_argument(
-        "--db",
-        default=os.environ.get(_DB_VARIABLE),
-        help="SQLAlchemy database URL to create it in (default: in memory, printed)",
+        "--db", help="SQLAlchemy database URL to create it in (default: in memory, printed)"
     )
+    _pool_mode(demo)
     tokens = commands.add_parser("tokens", help="issue, list and revoke API tokens")
     actions = tokens.add_subparsers(dest="action", required=True, metavar="ACTION")
 
     def with_db(sub: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        sub.add_argument(
-            "--db",
-            default=os.environ.get(_DB_VARIABLE),
-            help=f"SQLAlchemy database URL (default: ${_DB_VARIABLE})",
-        )
+        sub.add_argument("--db", help="SQLAlchemy database URL")
+        _pool_mode(sub)
         return sub
 
     create = with_db(actions.add_parser("create", help="issue a token (printed once)"))
@@ -145,15 +155,21 @@ def _parser() -> argparse.ArgumentParser:
     listing.add_argument("--company", required=True)
     revoke = with_db(actions.add_parser("revoke", help="revoke a token for good"))
     revoke.add_argument("token_id")
+    from_environment(parser, commands=("serve", "worker"), everywhere=("--db", "--pool-mode"))
     return parser
 
 
-def _scheduler(url: str | None, *, schema: str | None = None) -> Scheduler:
+def _scheduler(
+    url: str | None, *, schema: str | None = None, pool_mode: str = "session"
+) -> Scheduler:
     if not url:
         raise SystemExit(f"slotwise: error: give --db URL or set ${_DB_VARIABLE}")
     from slotwise.storage.sql import SQLStore
 
-    return Scheduler(SQLStore(url, schema=schema))
+    mode: Literal["session", "transaction"] = (
+        "transaction" if pool_mode == "transaction" else "session"
+    )
+    return Scheduler(SQLStore(url, schema=schema, pool_mode=mode))
 
 
 def _row(token: ApiToken) -> str:
@@ -175,19 +191,20 @@ def _serve(arguments: argparse.Namespace, out: TextIO) -> None:
         raise MissingDependency(feature="slotwise serve", extra="http") from None
     if arguments.threads is not None and arguments.threads < 1:
         raise OutOfRange(field="threads", allowed="at least 1", requested=arguments.threads)
-    # Workers are separate processes: they build their app from the environment.
+    # Workers are separate processes: they build their app from the environment, which gets
+    # the settings as resolved here (the command line over the environment over the defaults).
     os.environ[_DB_VARIABLE] = arguments.db
-    os.environ["SLOTWISE_LOG_LEVEL"] = arguments.log_level
-    os.environ["SLOTWISE_LOG_FORMAT"] = arguments.log_format
+    os.environ[variable("--pool-mode")] = arguments.pool_mode
+    os.environ[variable("--log-level")] = arguments.log_level
+    os.environ[variable("--log-format")] = arguments.log_format
     if arguments.threads is not None:
-        os.environ["SLOTWISE_THREADS"] = str(arguments.threads)
-    if arguments.with_worker:
-        os.environ["SLOTWISE_WITH_WORKER"] = "1"
-    if arguments.allow_local_webhooks:
-        os.environ["SLOTWISE_WEBHOOKS_ALLOW_LOCAL"] = "1"
+        os.environ[variable("--threads")] = str(arguments.threads)
+    os.environ[variable("--with-worker")] = "1" if arguments.with_worker else "0"
+    os.environ[variable("--allow-local-webhooks")] = "1" if arguments.allow_local_webhooks else "0"
     if arguments.max_body_size is not None:
-        os.environ["SLOTWISE_MAX_BODY_SIZE"] = str(arguments.max_body_size)
-    _scheduler(arguments.db).store.close()  # type: ignore[attr-defined]  # fail fast, schema ready
+        os.environ[variable("--max-body-size")] = str(arguments.max_body_size)
+    # fail fast, schema ready
+    _scheduler(arguments.db, pool_mode=arguments.pool_mode).store.close()  # type: ignore[attr-defined]
     configure_logging(arguments.log_level, format=arguments.log_format)
     print(f"slotwise {VERSION} serving {_shown_url(arguments.db)}", file=out)
     print(f"  http://{arguments.host}:{arguments.port}/docs", file=out, flush=True)
@@ -223,7 +240,7 @@ def _worker(arguments: argparse.Namespace, out: TextIO) -> None:
         )
     allow_local = arguments.allow_local_webhooks or arguments.deprecated_allow_local
     configure_logging(arguments.log_level)
-    scheduler = _scheduler(arguments.db, schema=arguments.schema)
+    scheduler = _scheduler(arguments.db, schema=arguments.schema, pool_mode=arguments.pool_mode)
     stop = threading.Event()
 
     def finish(signum: int, frame: object) -> None:
@@ -263,7 +280,9 @@ def _demo(arguments: argparse.Namespace, out: TextIO) -> None:
 
     from slotwise.demo import seed
 
-    scheduler = _scheduler(arguments.db) if arguments.db else Scheduler()
+    scheduler = (
+        _scheduler(arguments.db, pool_mode=arguments.pool_mode) if arguments.db else Scheduler()
+    )
     business = seed(scheduler)
     print(f"company:  {business.company_id}", file=out)
     print(f"location: {business.location_id}", file=out)
@@ -288,7 +307,7 @@ def _demo(arguments: argparse.Namespace, out: TextIO) -> None:
 
 
 def _tokens(arguments: argparse.Namespace, out: TextIO) -> None:
-    scheduler = _scheduler(arguments.db)
+    scheduler = _scheduler(arguments.db, pool_mode=arguments.pool_mode)
     try:
         _run_tokens(scheduler, arguments, out)
     finally:
@@ -344,6 +363,7 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
         arguments.command
     ]
     try:
+        resolve(arguments)
         command(arguments, out or sys.stdout)
     except SlotwiseError as error:
         print(f"slotwise: error: {error}", file=sys.stderr)

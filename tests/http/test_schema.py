@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis.checks import positive_data_acceptance
 
 from slotwise.http import ROUTES
+from slotwise.http._probes import PROBE_PATHS
 from slotwise.model import Service
 from slotwise.model._checks import stated
 from slotwise.model.catalog import SERVICE_NAME_MAX
@@ -143,7 +144,7 @@ def _document_pairs() -> set[tuple[str, str]]:
         (method.upper(), path)
         for path, operations in document["paths"].items()
         for method in operations
-        if path != "/healthz"
+        if path not in PROBE_PATHS
     }
 
 

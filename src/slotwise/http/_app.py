@@ -14,9 +14,9 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.params import PathParameter
 
+from slotwise._settings import flag
 from slotwise._version import VERSION
-from slotwise.errors import MissingDependency, NotAuthenticated, UnexpectedField
-from slotwise.model import Company
+from slotwise.errors import InvalidChoice, MissingDependency, NotAuthenticated, UnexpectedField
 from slotwise.scheduler import Scheduler, Workspace
 
 from ._consistency import ConsistencyTokens
@@ -25,6 +25,7 @@ from ._docs import OfflineSwaggerUI
 from ._errors import handlers
 from ._handlers import error_responses, handler
 from ._logs import LogFormat, RequestLog, configure_logging
+from ._probes import probes
 from ._routes import ROUTES
 from ._threads import Offload, threads_for
 
@@ -49,7 +50,7 @@ def create_app(
     Every request needs ``Authorization: Bearer <token>`` with a token from
     ``scheduler.tokens`` (decision 39); it then runs as the token's principal, exactly as
     ``scheduler.as_principal(principal)`` would in Python. ``/openapi.json``, ``/docs`` and
-    ``/healthz`` are open.
+    the probes ``/livez``, ``/readyz`` and ``/healthz`` are open.
 
     Operations run on worker threads, never on the event loop, so a slow request (a long
     availability range, a unit of work waiting for a database lock) does not hold up the
@@ -76,16 +77,6 @@ def create_app(
         if not header[: len(_BEARER)].lower() == _BEARER:
             raise NotAuthenticated()
         return scheduler.for_token(header[len(_BEARER) :].strip())
-
-    def check_store() -> dict[str, str]:
-        with scheduler.store.read() as reader:
-            reader.get(Company, "-")
-        return {"status": "ok", "version": VERSION}
-
-    @get("/healthz", include_in_schema=True, security=[{}], tags=["service"])
-    async def healthz() -> dict[str, str]:
-        """Answer when the store answers a read (503 when it cannot be reached)."""
-        return await offload.run(check_store)
 
     def calendar_of(id: str, request: Request[Any, Any, Any]) -> Response[bytes]:
         workspace = provide_workspace(request)
@@ -122,7 +113,13 @@ def create_app(
 
     route_handlers = [handler(route, scheduler, provide_workspace, offload) for route in ROUTES]
     app = Litestar(
-        route_handlers=[*_options_handlers(), *route_handlers, resource_calendar, healthz, openapi],
+        route_handlers=[
+            *_options_handlers(),
+            *route_handlers,
+            resource_calendar,
+            *probes(scheduler, offload),
+            openapi,
+        ],
         exception_handlers=handlers(),
         request_max_body_size=max_body_size,
         middleware=[ConsistencyTokens],
@@ -181,12 +178,14 @@ def app_from_environment() -> Litestar:
     Return the app of ``slotwise serve``: the SQL store at ``$SLOTWISE_DB``.
 
     Each uvicorn worker process calls this (``slotwise serve --workers N``), so every worker
-    serves the same database. ``$SLOTWISE_MAX_BODY_SIZE`` (bytes), ``$SLOTWISE_THREADS``,
-    ``$SLOTWISE_LOG_LEVEL`` and ``$SLOTWISE_LOG_FORMAT`` (``text``, ``json``) are read too;
-    ``$SLOTWISE_WITH_WORKER=1`` also runs a webhook worker thread in the process (which then
-    keeps one of the store's connections for itself: one operation thread fewer).
+    serves the same database. ``$SLOTWISE_POOL_MODE`` (``transaction`` behind PgBouncer),
+    ``$SLOTWISE_MAX_BODY_SIZE`` (bytes), ``$SLOTWISE_THREADS``, ``$SLOTWISE_LOG_LEVEL``,
+    ``$SLOTWISE_LOG_FORMAT`` (``text``, ``json``) and ``$SLOTWISE_ALLOW_LOCAL_WEBHOOKS`` are read
+    too; ``$SLOTWISE_WITH_WORKER=1`` also runs a webhook worker thread in the process (which then
+    keeps one of the store's connections for itself: one operation thread fewer). Flags are read
+    as ``slotwise._settings`` reads the command line's variables.
     """
-    from slotwise.storage.sql import SQLStore
+    from slotwise.storage.sql import POOL_MODES, SQLStore
 
     level = os.environ.get("SLOTWISE_LOG_LEVEL")
     if level:
@@ -194,16 +193,19 @@ def app_from_environment() -> Litestar:
         configure_logging(level, format=form)
     url = os.environ.get("SLOTWISE_DB") or "sqlite:///slotwise.db"
     size = int(os.environ.get("SLOTWISE_MAX_BODY_SIZE") or DEFAULT_MAX_BODY_SIZE)
+    mode = os.environ.get("SLOTWISE_POOL_MODE") or "session"
+    if mode not in POOL_MODES:
+        raise InvalidChoice(field="SLOTWISE_POOL_MODE", allowed=POOL_MODES, requested=mode)
     from slotwise.webhooks.meetings import HttpMeetingLinks
 
-    allow_local = os.environ.get("SLOTWISE_WEBHOOKS_ALLOW_LOCAL") == "1"
-    store = SQLStore(url)
+    allow_local = _allow_local_webhooks()
+    store = SQLStore(url, pool_mode="transaction" if mode == "transaction" else "session")
     scheduler = Scheduler(
         store,
         meeting_links=HttpMeetingLinks(allow_local=allow_local, store=store),
         allow_local_webhooks=allow_local,
     )
-    with_worker = os.environ.get("SLOTWISE_WITH_WORKER") == "1"
+    with_worker = flag("SLOTWISE_WITH_WORKER")
     threads = int(os.environ.get("SLOTWISE_THREADS") or 0) or threads_for(scheduler.store)
     if with_worker and threads > 1 and not os.environ.get("SLOTWISE_THREADS"):
         threads -= 1
@@ -211,6 +213,11 @@ def app_from_environment() -> Litestar:
     if with_worker:
         _attach_worker(app, scheduler)
     return app
+
+
+def _allow_local_webhooks() -> bool:
+    """``$SLOTWISE_ALLOW_LOCAL_WEBHOOKS`` (or its former name ``$SLOTWISE_WEBHOOKS_ALLOW_LOCAL``)."""
+    return flag("SLOTWISE_ALLOW_LOCAL_WEBHOOKS") or flag("SLOTWISE_WEBHOOKS_ALLOW_LOCAL")
 
 
 def _attach_worker(app: Litestar, scheduler: Scheduler) -> None:
@@ -225,7 +232,7 @@ def _attach_worker(app: Litestar, scheduler: Scheduler) -> None:
 
     def start() -> None:
         name = f"{socket.gethostname()}:{os.getpid()}:serve"
-        allow_local = os.environ.get("SLOTWISE_WEBHOOKS_ALLOW_LOCAL") == "1"
+        allow_local = _allow_local_webhooks()
         threads.extend(
             start_workers(scheduler, concurrency=1, stop=stop, name=name, allow_local=allow_local)
         )

@@ -141,8 +141,6 @@ class SQLStore:
         for name, seconds in (("max_lag", max_lag), ("replica_retry", replica_retry)):
             if not seconds >= 0:
                 raise OutOfRange(field=name, allowed="at least 0 seconds", requested=seconds)
-
-    @property
         if pool_mode not in POOL_MODES:
             raise InvalidChoice(field="pool_mode", allowed=POOL_MODES, requested=pool_mode)
         if isinstance(engine_or_url, Engine):
@@ -231,6 +229,8 @@ class SQLStore:
     def replicas(self) -> tuple[Engine, ...]:
         """The engines of the store's read replicas (empty without replicas)."""
         return () if self._replicas is None else self._replicas.engines
+
+    @property
     def pool_mode(self) -> PoolMode:
         """``"transaction"`` behind a transaction-mode pooler, else ``"session"``."""
         return self._pool_mode

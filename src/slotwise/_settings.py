@@ -1,0 +1,139 @@
+"""
+Command-line settings read from the environment: one rule for every option.
+
+Every option of ``slotwise serve`` and ``slotwise worker``, and ``--db`` and ``--pool-mode`` of
+every command, can also be set as an environment variable named after it: ``SLOTWISE_`` and the
+option's name in capitals with ``_`` for ``-`` (``--log-level`` is ``SLOTWISE_LOG_LEVEL``,
+``--allow-local-webhooks`` is ``SLOTWISE_ALLOW_LOCAL_WEBHOOKS``). **An option given on the
+command line beats the environment, which beats the default.** An empty variable counts as unset.
+A flag's variable is ``1``, ``true``, ``yes`` or ``on`` (set) or ``0``, ``false``, ``no`` or
+``off`` (unset), in any case. A variable is read only when its option was not given, and a value
+its option would refuse raises ``InvalidFormat`` or ``InvalidChoice`` naming the variable.
+
+The rule is derived from the parser (:func:`from_environment`), so an option added later gets
+its variable without a line of its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Collection, Iterator, Mapping
+from typing import Any, Final
+
+from slotwise.errors import InvalidChoice, InvalidFormat
+
+__all__ = ["PREFIX", "flag", "from_environment", "resolve", "variable"]
+
+PREFIX: Final = "SLOTWISE_"
+_TRUE: Final = ("1", "true", "yes", "on")
+_FALSE: Final = ("0", "false", "no", "off")
+_EXPECTED: Final[dict[Any, str]] = {int: "a whole number", float: "a number"}
+
+
+def variable(option: str) -> str:
+    """Return the environment variable of the long option *option* (``--port``: ``SLOTWISE_PORT``)."""
+    return PREFIX + option.lstrip("-").upper().replace("-", "_")
+
+
+def flag(name: str, environ: Mapping[str, str] | None = None) -> bool:
+    """
+    Return the flag variable *name* (unset or empty: ``False``).
+
+    Raises:
+        InvalidChoice: naming *name*, for a value that is neither true nor false.
+    """
+    value = (os.environ if environ is None else environ).get(name, "")
+    if value == "":
+        return False
+    if value.lower() in _TRUE:
+        return True
+    if value.lower() in _FALSE:
+        return False
+    raise InvalidChoice(field=name, allowed=_TRUE + _FALSE, requested=value)
+
+
+class _Unset:
+    """The parsed value of an option not given: its variable, else its default, decides."""
+
+    def __init__(self, action: argparse.Action, default: Any) -> None:
+        self.action = action
+        self.default = default
+
+    def __repr__(self) -> str:
+        return repr(self.default)
+
+
+def _options(
+    parser: argparse.ArgumentParser, command: tuple[str, ...]
+) -> Iterator[tuple[tuple[str, ...], argparse.Action]]:
+    """Yield (command path, action) for every action of *parser* and its sub-commands."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _options(sub, (*command, name))
+        else:
+            yield command, action
+
+
+def from_environment(
+    parser: argparse.ArgumentParser,
+    *,
+    commands: Collection[str],
+    everywhere: Collection[str],
+) -> None:
+    """
+    Let the environment set the options of *parser*: every option of the sub-commands named in
+    *commands*, and the options named in *everywhere* (``--db``) of every sub-command.
+
+    Call :func:`resolve` on the parsed arguments. Options whose destination starts with
+    ``deprecated_`` keep to the command line.
+    """
+    for command, action in _options(parser, ()):
+        longs = [name for name in action.option_strings if name.startswith("--")]
+        if (
+            not longs
+            or action.dest.startswith("deprecated_")
+            or not isinstance(action, argparse._StoreAction | argparse._StoreTrueAction)
+            or not (set(command) & set(commands) or longs[0] in everywhere)
+        ):
+            continue
+        name = variable(longs[0])
+        action.default = _Unset(action, action.default)
+        action.help = f"{action.help or ''} [env {name}]".strip()
+
+
+def resolve(
+    arguments: argparse.Namespace, environ: Mapping[str, str] | None = None
+) -> argparse.Namespace:
+    """
+    Replace each option not given on the command line by its variable, else its default.
+
+    Raises:
+        InvalidFormat: naming the variable, for a value the option's type refuses.
+        InvalidChoice: naming the variable, for a value not among the option's choices.
+    """
+    environ = os.environ if environ is None else environ
+    for dest, value in vars(arguments).items():
+        if isinstance(value, _Unset):
+            setattr(arguments, dest, _read(value, environ))
+    return arguments
+
+
+def _read(unset: _Unset, environ: Mapping[str, str]) -> Any:
+    action = unset.action
+    name = variable(next(o for o in action.option_strings if o.startswith("--")))
+    raw = environ.get(name, "")
+    if raw == "":
+        return unset.default
+    if isinstance(action, argparse._StoreTrueAction):
+        return flag(name, environ)
+    kind = action.type if callable(action.type) else str
+    try:
+        value = kind(raw)
+    except (ValueError, TypeError, argparse.ArgumentTypeError):
+        expected = _EXPECTED.get(kind, "a value its option accepts")
+        raise InvalidFormat(field=name, expected=expected, value=raw) from None
+    if action.choices is not None and value not in action.choices:
+        raise InvalidChoice(field=name, allowed=tuple(action.choices), requested=raw)
+    return value

@@ -1,0 +1,167 @@
+"""The command line's settings from the environment: the option, then the variable, then the default."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from slotwise._settings import flag, resolve, variable
+from slotwise.cli import _parser
+from slotwise.errors import InvalidChoice, InvalidFormat
+
+
+def _parsed(argv: list[str], **environ: str) -> argparse.Namespace:
+    """Parse *argv* with slotwise's parser and resolve it against *environ* alone."""
+    return resolve(_parser().parse_args(argv), environ)
+
+
+class TestPrecedence:
+    def test_the_command_line_beats_the_environment(self):
+        """--port 9001 with SLOTWISE_PORT=9002 set: 9001."""
+        arguments = _parsed(["serve", "--port", "9001"], SLOTWISE_PORT="9002")
+
+        assert 9001 == arguments.port
+
+    def test_the_environment_beats_the_default(self):
+        """SLOTWISE_PORT=9002 and no --port: 9002, converted as the option converts it."""
+        arguments = _parsed(["serve"], SLOTWISE_PORT="9002")
+
+        assert 9002 == arguments.port
+
+    def test_the_default_when_neither_is_given(self):
+        """No option and no variable (or an empty one): the option's default."""
+        assert (8000, "127.0.0.1", "session") == (
+            _parsed(["serve"], SLOTWISE_PORT="").port,
+            _parsed(["serve"]).host,
+            _parsed(["serve"]).pool_mode,
+        )
+
+    def test_every_serve_setting_named_in_the_issue_has_its_variable(self):
+        """SLOTWISE_DB, _HOST, _PORT, _WORKERS, _LOG_LEVEL, _ALLOW_LOCAL_WEBHOOKS, _POOL_MODE."""
+        arguments = _parsed(
+            ["serve"],
+            SLOTWISE_DB="sqlite:///x.db",
+            SLOTWISE_HOST="0.0.0.0",
+            SLOTWISE_PORT="80",
+            SLOTWISE_WORKERS="4",
+            SLOTWISE_LOG_LEVEL="warning",
+            SLOTWISE_ALLOW_LOCAL_WEBHOOKS="true",
+            SLOTWISE_POOL_MODE="transaction",
+            SLOTWISE_WITH_WORKER="1",
+            SLOTWISE_MAX_BODY_SIZE="2048",
+        )
+
+        assert {
+            "db": "sqlite:///x.db",
+            "host": "0.0.0.0",
+            "port": 80,
+            "workers": 4,
+            "log_level": "warning",
+            "allow_local_webhooks": True,
+            "pool_mode": "transaction",
+            "with_worker": True,
+            "max_body_size": 2048,
+        } == {key: getattr(arguments, key) for key in vars(arguments) if key != "command"}
+
+    def test_every_worker_option_is_read_from_the_environment(self):
+        """worker: SLOTWISE_SCHEMA, _CONCURRENCY, _BATCH, _LEASE (a float) and the shared ones."""
+        arguments = _parsed(
+            ["worker", "--batch", "7"],
+            SLOTWISE_SCHEMA="bookings",
+            SLOTWISE_CONCURRENCY="3",
+            SLOTWISE_BATCH="99",
+            SLOTWISE_LEASE="12.5",
+        )
+
+        assert ("bookings", 3, 7, 12.5) == (
+            arguments.schema,
+            arguments.concurrency,
+            arguments.batch,
+            arguments.lease,
+        )
+
+    def test_db_and_pool_mode_are_read_by_every_command(self):
+        """tokens list takes --db and --pool-mode from the environment; --company stays an argument."""
+        arguments = _parsed(
+            ["tokens", "list", "--company", "co"],
+            SLOTWISE_DB="sqlite:///t.db",
+            SLOTWISE_POOL_MODE="transaction",
+            SLOTWISE_COMPANY="other",
+        )
+
+        assert ("sqlite:///t.db", "transaction", "co") == (
+            arguments.db,
+            arguments.pool_mode,
+            arguments.company,
+        )
+
+    def test_the_deprecated_flag_keeps_to_the_command_line(self):
+        """--allow-local (deprecated) has no variable: SLOTWISE_ALLOW_LOCAL is not read."""
+        arguments = _parsed(["worker"], SLOTWISE_ALLOW_LOCAL="1")
+
+        assert (False, False) == (arguments.deprecated_allow_local, arguments.allow_local_webhooks)
+
+    def test_help_names_each_variable(self):
+        """serve --help shows [env SLOTWISE_...] beside every option."""
+        serve = next(
+            action.choices["serve"]
+            for action in _parser()._actions
+            if isinstance(action, argparse._SubParsersAction)
+        )
+        helps = {
+            action.option_strings[-1]: action.help
+            for action in serve._actions
+            if action.option_strings and action.dest != "help"
+        }
+
+        assert {option: f"[env {variable(option)}]" for option in helps} == {
+            option: (text or "")[-len(f"[env {variable(option)}]") :]
+            for option, text in helps.items()
+        }
+
+
+class TestRefusals:
+    def test_a_number_that_is_not_one_names_the_variable(self):
+        """SLOTWISE_PORT=eighty raises InvalidFormat naming SLOTWISE_PORT."""
+        with pytest.raises(InvalidFormat) as caught:
+            _parsed(["serve"], SLOTWISE_PORT="eighty")
+
+        assert ("SLOTWISE_PORT", "eighty") == (caught.value.field, caught.value.value)
+
+    def test_a_bad_variable_is_not_read_when_its_option_is_given(self):
+        """--port 81 with SLOTWISE_PORT=eighty: the variable is never read, nothing is refused."""
+        assert 81 == _parsed(["serve", "--port", "81"], SLOTWISE_PORT="eighty").port
+
+    def test_a_value_outside_the_choices_names_the_variable(self):
+        """SLOTWISE_POOL_MODE=statement raises InvalidChoice naming the variable and the modes."""
+        with pytest.raises(InvalidChoice) as caught:
+            _parsed(["worker"], SLOTWISE_POOL_MODE="statement")
+
+        assert ("SLOTWISE_POOL_MODE", ("session", "transaction")) == (
+            caught.value.field,
+            caught.value.allowed,
+        )
+
+    @pytest.mark.parametrize(("raw", "expected"), [("1", True), ("On", True), ("no", False)])
+    def test_flags_read_the_usual_spellings(self, raw: str, expected: bool):
+        """A flag's variable is 1/true/yes/on or 0/false/no/off, in any case."""
+        assert expected is flag("SLOTWISE_WITH_WORKER", {"SLOTWISE_WITH_WORKER": raw})
+
+    def test_a_flag_that_is_neither_names_the_variable(self):
+        """SLOTWISE_WITH_WORKER=maybe raises InvalidChoice naming SLOTWISE_WITH_WORKER."""
+        with pytest.raises(InvalidChoice) as caught:
+            _parsed(["serve"], SLOTWISE_WITH_WORKER="maybe")
+
+        assert "SLOTWISE_WITH_WORKER" == caught.value.field
+
+    def test_the_command_line_prints_the_refusal_and_exits_2(self, monkeypatch, capsys):
+        """slotwise worker with SLOTWISE_CONCURRENCY=lots: 'slotwise: error: ...', status 2."""
+        from slotwise.cli import main
+
+        monkeypatch.setenv("SLOTWISE_CONCURRENCY", "lots")
+
+        status = main(["worker", "--db", "sqlite:///never-opened.db"])
+
+        assert 2 == status
+        assert "SLOTWISE_CONCURRENCY must be a whole number" in capsys.readouterr().err
