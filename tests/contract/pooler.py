@@ -21,12 +21,14 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import attrs
 from sqlalchemy import make_url
 
-from .servers import POSTGRES_URL, Server, drop_schemas, unavailable
+from .servers import POSTGRES, POSTGRES_URL, Server, drop_schemas, server_engine, unavailable
 
 PGBOUNCER = os.environ.get("SLOTWISE_TEST_PGBOUNCER", "/usr/sbin/pgbouncer")
 POOL_SIZE = 3
@@ -47,6 +49,8 @@ class PgBouncer:
 
     directory: Path
     port: int
+    database: str | None = None
+    """The server database behind the URL's (default: the test server URL's)."""
     process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -60,7 +64,7 @@ class PgBouncer:
         server = make_url(POSTGRES_URL)
         target = (
             f"host={server.host or '127.0.0.1'} port={server.port or 5432} "
-            f"dbname={server.database or 'test'}"
+            f"dbname={self.database or server.database or 'test'}"
         )
         if server.username:
             target += f" user={server.username}"
@@ -165,3 +169,22 @@ def _stop(bouncer: PgBouncer) -> None:
     drop_schemas(PGBOUNCER_SERVER)
     bouncer.stop()
     shutil.rmtree(bouncer.directory, ignore_errors=True)
+
+
+@contextmanager
+def own_pgbouncer(database: str | None = None) -> Iterator[PgBouncer]:
+    """Yield a PgBouncer of the caller alone (its server connections prepared nothing yet)."""
+    if not Path(PGBOUNCER).is_file():
+        unavailable(f"PgBouncer is not installed at {PGBOUNCER}: apt-get install pgbouncer")
+    server_engine(POSTGRES)  # skip (or fail) with the server's reason when it is down
+    bouncer = PgBouncer(
+        directory=Path(tempfile.mkdtemp(prefix="slotwise-pgbouncer-")),
+        port=free_port(),
+        database=database,
+    )
+    bouncer.start()
+    try:
+        yield bouncer
+    finally:
+        bouncer.stop()
+        shutil.rmtree(bouncer.directory, ignore_errors=True)

@@ -7,10 +7,6 @@ case of ``tests/contract/test_sql_processes.py``.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,31 +19,14 @@ from slotwise.storage.sql import SQLStore
 from slotwise.testing.samples import sample_company
 
 from . import test_sql_stores
-from .pooler import PGBOUNCER, PGBOUNCER_SERVER, PgBouncer, free_port
-from .servers import POSTGRES, server_engine, server_store, unavailable, unique_name
+from .pooler import PGBOUNCER_SERVER, own_pgbouncer
+from .servers import POSTGRES, server_engine, server_store, unique_name
 
 
 @pytest.mark.external_service
 class TestPgBouncerStore(test_sql_stores._SQLContract):
     def _open(self) -> Any:
         return server_store(PGBOUNCER_SERVER)
-
-
-@contextmanager
-def own_pgbouncer() -> Iterator[PgBouncer]:
-    """Yield a PgBouncer of this test alone (its server connections prepared nothing yet)."""
-    if not Path(PGBOUNCER).is_file():
-        unavailable(f"PgBouncer is not installed at {PGBOUNCER}: apt-get install pgbouncer")
-    server_engine(POSTGRES)  # skip (or fail) with the server's reason when it is down
-    bouncer = PgBouncer(
-        directory=Path(tempfile.mkdtemp(prefix="slotwise-pgbouncer-")), port=free_port()
-    )
-    bouncer.start()
-    try:
-        yield bouncer
-    finally:
-        bouncer.stop()
-        shutil.rmtree(bouncer.directory, ignore_errors=True)
 
 
 def _units(store: SQLStore, count: int) -> None:
