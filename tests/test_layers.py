@@ -24,6 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "slotwise.paging",
         "slotwise.tables",
         "slotwise._version",
+        "slotwise._settings",
     ),
     ("slotwise.model",),
     ("slotwise.rules",),
