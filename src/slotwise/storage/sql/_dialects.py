@@ -10,10 +10,8 @@ are drawn, how an insert reports a duplicate id, and which driver errors mean wh
 * **PostgreSQL** writers run at READ COMMITTED and take one transaction-scoped advisory lock per
   lock name (``pg_advisory_xact_lock``) before the block runs, in one global order; each
   statement after that sees everything committed before the lock was granted. Readers use a
-  REPEATABLE READ, READ ONLY snapshot. Nothing outlives a transaction on the server (no
-  session-level locks or settings, temporary tables, ``LISTEN``, cursors ``WITH HOLD``), so a
-  pooler in transaction mode may hand every transaction another server connection; with
-  ``pool_mode="transaction"`` psycopg's server-side prepared statements are turned off as well.
+  REPEATABLE READ, READ ONLY snapshot. Nothing outlives a transaction on the server, so a
+  transaction-mode pooler works (``pool_mode="transaction"``: no psycopg prepares).
 * **MariaDB** writers run at READ COMMITTED and lock one row per lock name in
   ``slotwise_lock`` with ``SELECT ... FOR UPDATE`` in key order. Readers use a REPEATABLE READ,
   READ ONLY snapshot.
@@ -287,7 +285,7 @@ class PostgreSQL(Dialect):
     # admin_shutdown (pg_terminate_backend), crash_shutdown, cannot_connect_now,
     # too_many_connections, idle_in_transaction_session_timeout; class 08 is checked below.
     _UNAVAILABLE = frozenset({"57P01", "57P02", "57P03", "53300", "25P03"})
-    # invalid_sql_statement_name ("prepared statement ... does not exist"), duplicate_prepared_statement.
+    # invalid_sql_statement_name (prepared statement does not exist), duplicate_prepared_statement
     _PREPARED = frozenset({"26000", "42P05"})
 
     def write_options(self) -> dict[str, Any]:
@@ -295,19 +293,12 @@ class PostgreSQL(Dialect):
         return {"isolation_level": "READ COMMITTED"}
 
     def configure(self, conn: Connection) -> None:
-        # psycopg 3 prepares a statement on the server once it ran prepare_threshold (5) times
-        # on a connection, and later runs it by name. Behind a transaction-mode pooler the next
-        # transaction may reach another server connection: "prepared statement _pg3_0 does not
-        # exist" (or "already exists"). None turns preparing off for this connection for good;
-        # psycopg 2 and others never prepare. The isolation level and READ ONLY are sent with
-        # BEGIN by psycopg 3, and set_config(..., true) lasts one transaction: nothing else to do.
+        # psycopg 3 prepares a statement run prepare_threshold (5) times on a connection; behind
+        # a transaction-mode pooler the next transaction may reach another server connection.
         if self.pool_mode == "transaction":
             driver = conn.connection.driver_connection
             if getattr(driver, "prepare_threshold", None) is not None:
                 driver.prepare_threshold = None  # type: ignore[union-attr]
-
-    def read_options(self) -> dict[str, Any]:
-        return {"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}
 
     def advisory_key(self, name: str) -> int:
         """Return the 64-bit advisory lock key of lock *name* in this store's namespace."""
@@ -371,14 +362,9 @@ class PostgreSQL(Dialect):
 
     def translate(self, error: BaseException, doing: str) -> StoreError:
         translated = super().translate(error, doing)
-        state = getattr(getattr(error, "orig", None), "sqlstate", None)
-        if state in self._PREPARED and self.pool_mode == "session":
-            # A prepared statement missing or already there: another client's, on a server
-            # connection a transaction-mode pooler handed this one.
-            translated = type(translated)(
-                f"{translated.message} (behind a transaction-mode pooler such as PgBouncer? "
-                'open the store with pool_mode="transaction")'
-            )
+        if getattr(getattr(error, "orig", None), "sqlstate", None) in self._PREPARED:
+            hint = 'behind a transaction-mode pooler? open the store with pool_mode="transaction"'
+            translated = type(translated)(f"{translated.message} ({hint})")
         return translated
 
     def classify(self, error: exc.DBAPIError) -> type[StoreError]:
