@@ -50,6 +50,8 @@ class TestPrecedence:
             SLOTWISE_POOL_MODE="transaction",
             SLOTWISE_WITH_WORKER="1",
             SLOTWISE_MAX_BODY_SIZE="2048",
+            SLOTWISE_THREADS="6",
+            SLOTWISE_LOG_FORMAT="json",
         )
 
         assert {
@@ -62,6 +64,8 @@ class TestPrecedence:
             "pool_mode": "transaction",
             "with_worker": True,
             "max_body_size": 2048,
+            "threads": 6,
+            "log_format": "json",
         } == {key: getattr(arguments, key) for key in vars(arguments) if key != "command"}
 
     def test_every_worker_option_is_read_from_the_environment(self):
