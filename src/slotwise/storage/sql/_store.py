@@ -8,13 +8,12 @@ import logging
 import threading
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from typing import Any, Final, Literal
+from typing import Any
 
 from sqlalchemy import (
     URL,
     Connection,
     Engine,
-    create_engine,
     func,
     insert,
     inspect,
@@ -27,7 +26,6 @@ from sqlalchemy.pool import AssertionPool, QueuePool, StaticPool
 from slotwise.errors import (
     ConflictError,
     InconsistentFields,
-    InvalidChoice,
     OutOfRange,
     SlotwiseError,
     StoreError,
@@ -35,6 +33,14 @@ from slotwise.errors import (
 from slotwise.storage.replicas import Consistency, current_consistency
 
 from ._dialects import Dialect, dialect_for
+from ._operating import (
+    POOL_MODES,
+    PoolMode,
+    check_pool_mode,
+    check_sqlite_file,
+    check_tables,
+    make_engine,
+)
 from ._replicas import ReplicaSet
 from ._schema import (
     SCHEMA_VERSION,
@@ -47,11 +53,6 @@ from ._upgrades import UPGRADES
 from ._writes import SQLTransaction
 
 __all__ = ["POOL_MODES", "PoolMode", "SQLStore"]
-
-PoolMode = Literal["session", "transaction"]
-"""How connections reach the server: directly or through a session-mode pooler, or through a
-transaction-mode pooler (PgBouncer ``pool_mode = transaction``)."""
-POOL_MODES: Final[tuple[PoolMode, ...]] = ("session", "transaction")
 
 logger = logging.getLogger("slotwise.storage")
 
@@ -93,11 +94,8 @@ class SQLStore:
             behind is skipped (and the read goes to another replica or the primary).
         replica_retry: seconds a replica that could not be reached is left alone before it is
             tried again.
-        pool_mode: ``"session"`` (direct connections, or a pooler in session mode) or
-            ``"transaction"`` (PostgreSQL behind PgBouncer in transaction pooling mode, where
-            each transaction may run on another server connection): turns off psycopg's
-            server-side prepared statements on every connection the store uses. PostgreSQL
-            only; see ``docs/sql.md``, "Behind a connection pooler".
+        pool_mode: ``"transaction"`` behind PgBouncer in transaction pooling mode (PostgreSQL
+            only: psycopg's prepared statements off; ``docs/sql.md``), else ``"session"``.
 
     Raises:
         StoreUnavailable: when the database cannot be reached.
@@ -141,21 +139,20 @@ class SQLStore:
         for name, seconds in (("max_lag", max_lag), ("replica_retry", replica_retry)):
             if not seconds >= 0:
                 raise OutOfRange(field=name, allowed="at least 0 seconds", requested=seconds)
-        if pool_mode not in POOL_MODES:
-            raise InvalidChoice(field="pool_mode", allowed=POOL_MODES, requested=pool_mode)
+        check_pool_mode(
+            pool_mode,
+            engine_or_url.dialect.name
+            if isinstance(engine_or_url, Engine)
+            else make_url(engine_or_url).get_backend_name(),
+        )
         if isinstance(engine_or_url, Engine):
             self._engine, self._owns_engine = engine_or_url, False
         else:
-            self._engine, self._owns_engine = _make_engine(engine_or_url, lock_timeout), True
+            self._engine, self._owns_engine = make_engine(engine_or_url, lock_timeout), True
         self._schema = schema
         self._pool_mode: PoolMode = pool_mode
         self._lock_attempts = lock_attempts
         backend = self._engine.dialect.name
-        if pool_mode == "transaction" and backend != "postgresql":
-            if self._owns_engine:
-                self._engine.dispose()
-            # MariaDB's schema lock (GET_LOCK) and SET TRANSACTION are per session.
-            raise InvalidChoice(field="pool_mode", allowed=("session",), requested=pool_mode)
         self._dialect: Dialect = dialect_for(
             backend,
             namespace=schema or "",
@@ -164,7 +161,7 @@ class SQLStore:
             pool_mode=pool_mode,
         )
         if backend == "sqlite":
-            _check_sqlite_file(self._engine.url)
+            check_sqlite_file(self._engine.url)
             if schema is not None:
                 raise StoreError("SQLite has no schemas: give each SQLStore its own database file")
         self._options: dict[str, Any] = (
@@ -259,7 +256,7 @@ class SQLStore:
             if isinstance(replica, Engine):
                 engine = replica
             else:
-                engine = _make_engine(replica, lock_timeout)
+                engine = make_engine(replica, lock_timeout)
                 self._owned_replicas.append(engine)
             if engine.dialect.name != "postgresql":
                 raise InconsistentFields(
@@ -272,33 +269,15 @@ class SQLStore:
 
     def check(self) -> None:
         """
-        Check that the store can serve: the database answers and its tables are current.
-
-        A readiness probe (``GET /readyz`` of ``slotwise serve``) calls it: one read of
-        ``slotwise_schema_version``.
-
-        Raises:
-            StoreUnavailable: when the database cannot be reached.
-            StoreError: when the tables are missing or at another version than
-                :data:`SCHEMA_VERSION` (a newer release upgraded them: upgrade this one).
-
-        .. versionadded:: 0.1
+        Check that the database answers and its tables are at :data:`SCHEMA_VERSION`: raise
+        ``StoreUnavailable`` or ``StoreError`` otherwise (``GET /readyz``). .. versionadded:: 0.1
         """
         conn = self._connect(self._dialect.read_options(), "checking its tables")
         try:
-            try:
-                self._dialect.begin_read(conn)
-                version = conn.scalar(select(func.max(schema_version.c.version)))
-            except Exception as error:
-                raise self._dialect.translate(error, "checking its tables") from error
+            check_tables(conn, self._dialect, repr(self))
         finally:
             self._abandon(conn)
             conn.close()
-        if version != SCHEMA_VERSION:
-            raise StoreError(
-                f"the slotwise tables in {self!r} are at schema version {version}, this "
-                f"slotwise needs {SCHEMA_VERSION}"
-            )
 
     # -- the protocol ----------------------------------------------------------------------
 
@@ -532,23 +511,3 @@ class SQLStore:
             for step in range(version, SCHEMA_VERSION):
                 UPGRADES[step](conn, self._schema)
                 conn.execute(update(schema_version).values(version=step + 1))
-
-
-def _make_engine(url: URL | str, lock_timeout: float) -> Engine:
-    parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite":
-        _check_sqlite_file(parsed)
-        # The driver's timeout is SQLite's busy timeout (a connection also sets the PRAGMA).
-        return create_engine(parsed, connect_args={"timeout": lock_timeout})
-    # pool_pre_ping: a connection the server dropped while pooled (a restart, a terminated
-    # backend) is replaced at checkout instead of failing the next unit of work.
-    return create_engine(parsed, pool_pre_ping=True, connect_args={"connect_timeout": 10})
-
-
-def _check_sqlite_file(url: URL) -> None:
-    database = url.database or ""
-    if database in ("", ":memory:") or "mode=memory" in database or "mode=memory" in str(url.query):
-        raise StoreError(
-            "SQLStore needs a SQLite database file (each pooled connection would get its own "
-            "in-memory database); use MemoryStore for an in-memory store"
-        )
