@@ -23,7 +23,7 @@ from slotwise.errors import StoreError
 from slotwise.model import Company
 from slotwise.scheduler import Scheduler
 
-from ._errors import _answer, _on_the_wire
+from ._errors import _answer
 from ._threads import Offload
 
 __all__ = ["PROBE_PATHS", "probes"]
@@ -44,7 +44,7 @@ def probes(scheduler: Scheduler, offload: Offload) -> list[HTTPRouteHandler]:
                 with store.read() as reader:
                     reader.get(Company, "-")
         except StoreError as error:
-            return _answer(503, _on_the_wire(error.to_dict()))
+            return _answer(503, error.to_dict())
         return Response(content={"status": "ok", "version": VERSION})
 
     @get("/livez", sync_to_thread=False, security=[{}], tags=["service"])
