@@ -292,9 +292,12 @@ class PostgreSQL(Dialect):
         # Each statement after the locks sees every commit made before they were granted.
         return {"isolation_level": "READ COMMITTED"}
 
+    def read_options(self) -> dict[str, Any]:
+        return {"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}
+
     def configure(self, conn: Connection) -> None:
-        # psycopg 3 prepares a statement run prepare_threshold (5) times on a connection; behind
-        # a transaction-mode pooler the next transaction may reach another server connection.
+        # psycopg 3 prepares a statement run 5 times on a connection; behind a transaction-mode
+        # pooler the next transaction may reach another server connection.
         if self.pool_mode == "transaction":
             driver = conn.connection.driver_connection
             if getattr(driver, "prepare_threshold", None) is not None:
