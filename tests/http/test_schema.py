@@ -64,6 +64,8 @@ _REMINDER = "a reminder's value range depends on its unit (1..24 hours, 1..30 da
 _TEXT = "text whose values are a closed set not listed (ISO country codes, zone names, lat,long)"
 _ID_ITEMS = "ids inside lists and path placeholders are read as ids (non-empty) by the operation"
 _NAME = "a name the operation requires non-blank while the route declares no record to state it"
+_FIELD_NAME = "a custom field's name is field1..field10, a booking field's free: depends on its kind"
+_PERSON = "a person needs a first or last name, a business a business name: a rule across fields"
 
 NOT_STATED: dict[str, str] = {
     "GET /consumer/v1/availability/{serviceId}/{startDate}/{endDate}": _DATES,
@@ -112,6 +114,10 @@ NOT_STATED: dict[str, str] = {
     "POST /setup/v1/servicegroups": _NAME,
     "POST /setup/v1/companies": _NAME,
     "PUT /setup/v1/companies": _NAME,
+    "POST /setup/v1/fields": _FIELD_NAME,
+    "PUT /setup/v1/fields/{id}": _FIELD_NAME,
+    "POST /consumer/v1/customers": _PERSON,
+    "PUT /consumer/v1/customers/{id}": _PERSON,
 }
 """Operations on which a schema-valid request may still be refused (400), with the rule why."""
 

@@ -310,7 +310,12 @@ def _body(
 ) -> dict[str, Any]:
     if data is None:  # no body where every field is optional: as {}
         return {}
-    if isinstance(data, list) and data and isinstance(data[0], PatchOperation):
+    if (
+        isinstance(data, list)
+        and route.patch_from is not None
+        and all(isinstance(operation, PatchOperation) for operation in data)
+    ):
+        # An empty patch ([]) changes nothing: the record's own fields, written back.
         data = _patched(route, plan, workspace, arguments, data, lookups)
     if route.whole_body is not None:
         value = to_python(data)
