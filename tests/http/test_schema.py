@@ -64,7 +64,9 @@ _REMINDER = "a reminder's value range depends on its unit (1..24 hours, 1..30 da
 _TEXT = "text whose values are a closed set not listed (ISO country codes, zone names, lat,long)"
 _ID_ITEMS = "ids inside lists and path placeholders are read as ids (non-empty) by the operation"
 _NAME = "a name the operation requires non-blank while the route declares no record to state it"
-_FIELD_NAME = "a custom field's name is field1..field10, a booking field's free: depends on its kind"
+_FIELD_NAME = (
+    "a custom field's name is field1..field10, a booking field's free: depends on its kind"
+)
 _PERSON = "a person needs a first or last name, a business a business name: a rule across fields"
 
 NOT_STATED: dict[str, str] = {
