@@ -11,9 +11,12 @@ import time
 from collections.abc import Callable, Sequence
 
 import attrs
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import URL, Connection, Engine, text
 
+from slotwise.errors import InconsistentFields
 from slotwise.storage.replicas import token_position
+
+from ._operating import make_engine
 
 __all__ = ["ReplicaSample", "ReplicaSet", "skip_reason"]
 
@@ -148,3 +151,39 @@ class ReplicaSet:
         """Close every replica engine's pooled connections."""
         for engine in self.engines:
             engine.dispose()
+
+
+def open_replicas(
+    dialect_name: str,
+    replicas: Sequence[Engine | URL | str] | URL | str,
+    *,
+    owned: list[Engine],
+    max_lag: float,
+    retry_after: float,
+    lock_timeout: float,
+) -> ReplicaSet:
+    """
+    Return the replica set of a store on *dialect_name*; engines made from URLs join *owned*
+    (the store disposes of them).
+
+    Raises:
+        InconsistentFields: naming ``replicas``, for a store or a replica not on PostgreSQL.
+    """
+    if dialect_name != "PostgreSQL":
+        raise InconsistentFields(
+            f"read replicas need PostgreSQL; this store is on {dialect_name}", field="replicas"
+        )
+    engines: list[Engine] = []
+    for replica in [replicas] if isinstance(replicas, str | URL) else replicas:
+        if isinstance(replica, Engine):
+            engine = replica
+        else:
+            engine = make_engine(replica, lock_timeout)
+            owned.append(engine)
+        if engine.dialect.name != "postgresql":
+            raise InconsistentFields(
+                f"a replica of a PostgreSQL store must be PostgreSQL, not {engine.dialect.name}",
+                field="replicas",
+            )
+        engines.append(engine)
+    return ReplicaSet(engines, max_lag=max_lag, retry_after=retry_after)

@@ -25,7 +25,6 @@ from sqlalchemy.pool import AssertionPool, QueuePool, StaticPool
 
 from slotwise.errors import (
     ConflictError,
-    InconsistentFields,
     OutOfRange,
     SlotwiseError,
     StoreError,
@@ -41,7 +40,7 @@ from ._operating import (
     check_tables,
     make_engine,
 )
-from ._replicas import ReplicaSet
+from ._replicas import ReplicaSet, open_replicas
 from ._schema import (
     SCHEMA_VERSION,
     counters,
@@ -180,7 +179,14 @@ class SQLStore:
         try:
             self._prepare(create=create)
             if replicas:
-                self._replicas = self._open_replicas(replicas, max_lag, replica_retry, lock_timeout)
+                self._replicas = open_replicas(
+                    self._dialect.name,
+                    replicas,
+                    owned=self._owned_replicas,
+                    max_lag=max_lag,
+                    retry_after=replica_retry,
+                    lock_timeout=lock_timeout,
+                )
         except BaseException:
             self.close()
             raise
@@ -238,34 +244,6 @@ class SQLStore:
             self._engine.dispose()
         for engine in self._owned_replicas:
             engine.dispose()
-
-    def _open_replicas(
-        self,
-        replicas: Sequence[Engine | URL | str],
-        max_lag: float,
-        retry_after: float,
-        lock_timeout: float,
-    ) -> ReplicaSet:
-        if self._dialect.name != "PostgreSQL":
-            raise InconsistentFields(
-                f"read replicas need PostgreSQL; this store is on {self._dialect.name}",
-                field="replicas",
-            )
-        engines: list[Engine] = []
-        for replica in [replicas] if isinstance(replicas, str | URL) else replicas:
-            if isinstance(replica, Engine):
-                engine = replica
-            else:
-                engine = make_engine(replica, lock_timeout)
-                self._owned_replicas.append(engine)
-            if engine.dialect.name != "postgresql":
-                raise InconsistentFields(
-                    f"a replica of a PostgreSQL store must be PostgreSQL, not "
-                    f"{engine.dialect.name}",
-                    field="replicas",
-                )
-            engines.append(engine)
-        return ReplicaSet(engines, max_lag=max_lag, retry_after=retry_after)
 
     def check(self) -> None:
         """
