@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import sys
 from collections.abc import Sequence
 from datetime import timedelta
@@ -211,6 +212,11 @@ def _serve(arguments: argparse.Namespace, out: TextIO) -> None:
     # uvicorn's own records (startup, shutdown): its text lines, or JSON like slotwise's.
     log_config = uvicorn_log_config(arguments.log_level, arguments.log_format)
     logs: dict[str, Any] = {} if log_config is None else {"log_config": log_config}
+    # uvicorn shuts down gracefully on SIGTERM or SIGINT (requests in flight finish), then raises
+    # the signal again to end the process by it; handled here, the process exits 0 instead, as
+    # `slotwise worker` does: a requested stop is not a failure (docs/deploy.md).
+    for stop in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(stop, _exit_cleanly)
     uvicorn.run(
         "slotwise.http:app_from_environment",
         factory=True,
@@ -223,13 +229,16 @@ def _serve(arguments: argparse.Namespace, out: TextIO) -> None:
     )
 
 
+def _exit_cleanly(signum: int, frame: object) -> None:
+    raise SystemExit(0)
+
+
 def _worker(arguments: argparse.Namespace, out: TextIO) -> None:
     try:
         from slotwise.http import configure_logging
         from slotwise.webhooks.sender import start_workers
     except ImportError:
         raise MissingDependency(feature="slotwise worker", extra="http") from None
-    import signal
     import socket
     import threading
 
