@@ -32,6 +32,7 @@ import os
 import re
 import signal
 import sys
+import threading
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any, Literal, TextIO
@@ -215,8 +216,9 @@ def _serve(arguments: argparse.Namespace, out: TextIO) -> None:
     # uvicorn shuts down gracefully on SIGTERM or SIGINT (requests in flight finish), then raises
     # the signal again to end the process by it; handled here, the process exits 0 instead, as
     # `slotwise worker` does: a requested stop is not a failure (docs/deploy.md).
-    for stop in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(stop, _exit_cleanly)
+    if threading.current_thread() is threading.main_thread():  # where signals can be handled
+        for stop in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(stop, _exit_cleanly)
     uvicorn.run(
         "slotwise.http:app_from_environment",
         factory=True,
@@ -240,7 +242,6 @@ def _worker(arguments: argparse.Namespace, out: TextIO) -> None:
     except ImportError:
         raise MissingDependency(feature="slotwise worker", extra="http") from None
     import socket
-    import threading
 
     if arguments.deprecated_allow_local:
         print(
