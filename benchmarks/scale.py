@@ -1,0 +1,390 @@
+"""
+Every row of the speed table (issue 23; docs/performance.md) from one command, as JSON lines.
+
+Usage (from the project's root)::
+
+    python benchmarks/scale.py [--areas availability slope stores served bookings instructions memory lists]
+                               [--quick]
+
+Each area runs the benchmark script that owns it and prints one line per row::
+
+    {"row", "value", "target", "met", "detail": {...}}
+
+``value`` is the row's measure (a ratio, a slope, instructions or bytes), ``target`` the
+issue's target as text, ``met`` whether ``value`` reaches it (``null`` for a row that is a measure, not a limit). A row that cannot run here prints
+``{"row", "skipped": reason}`` instead: timegrid not installed, ``../shared/bench/`` absent, a
+database server or valgrind missing. Ratios come from runs interleaved in one process where the
+owning script interleaves them; the machine this runs on may be shared, so compare rows of one
+run, never absolute times across runs. ``--quick`` shortens every run (for a smoke test; its
+figures are not worth quoting). Speed is never asserted (STYLE rule 35).
+
+Areas and the scripts behind them:
+
+``availability``  ``../shared/bench/peer_timegrid.py`` on five ``gen.py`` scenarios: slotwise /
+                  timegrid (best/best), and slotwise / the minimal pure-Python answer on the base
+                  scenario.
+``slope``         ``benchmarks/workload.py`` at 100 resources x 30 and x 90 days and 30 x 90:
+                  the log-log slope of the query's time over days and over resources.
+``stores``        ``benchmarks/sql_stores.py --figures week``: one service's week, each SQL
+                  store / ``MemoryStore``.
+``served``        ``benchmarks/http_service.py``: availability throughput served / direct, and a
+                  list of services' time served / direct.
+``bookings``      ``benchmarks/sql_stores.py --figures bookings statements`` on PostgreSQL beside
+                  ``pgbench`` (TPC-B, scale 1, in a scratch database) with 1 and 8 clients.
+``instructions``  ``benchmarks/instructions.py --figures booking``: a ``MemoryStore`` booking.
+``memory``        bytes per stored appointment on ``MemoryStore`` (``tracemalloc``).
+``lists``         ``benchmarks/lists.py`` on PostgreSQL: ``appointments.list(limit=20)`` at
+                  10,000 over 1,000 appointments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARKS = ROOT / "benchmarks"
+SHARED = ROOT.parent / "shared" / "bench"
+POSTGRES = os.environ.get(
+    "SLOTWISE_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
+)
+
+Row = dict[str, Any]
+
+SCENARIOS = {
+    "base": [],
+    "buffer10-step15": ["--buffer", "10", "--step", "15"],
+    "20x90": ["20", "100", "90"],
+    "100x30": ["100", "100", "30"],
+    "100x90": ["100", "100", "90"],
+}
+
+
+def _environ() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), *sys.path])}
+
+
+def _lines(command: Sequence[str]) -> list[dict[str, Any]]:
+    """Run *command* from the project's root; return the JSON lines it printed."""
+    done = subprocess.run(
+        list(command), cwd=ROOT, env=_environ(), capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed: {done.stderr.strip()[-2000:]}")
+    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+
+def _python(script: Path, *arguments: str) -> list[dict[str, Any]]:
+    return _lines([sys.executable, str(script), *arguments])
+
+
+def _row(name: str, value: float, target: str, met: bool | None, **detail: Any) -> Row:
+    return {"row": name, "value": value, "target": target, "met": met, "detail": detail}
+
+
+def _skipped(name: str, reason: str) -> Row:
+    return {"row": name, "skipped": reason}
+
+
+def availability(quick: bool) -> Iterator[Row]:
+    """slotwise / timegrid on every scenario, and slotwise / the minimal answer on the base one."""
+    peer = SHARED / "peer_timegrid.py"
+    if not peer.exists():
+        yield _skipped("availability", f"{peer} is not here (the shared benchmark folder)")
+        return
+    try:
+        import timegrid  # noqa: F401
+    except ImportError:
+        yield _skipped("availability", "timegrid is not installed: pip install 'timegrid==0.1.6'")
+        return
+    rounds = "3" if quick else "15"
+    with tempfile.TemporaryDirectory() as folder:
+        for label, arguments in SCENARIOS.items():
+            scenario = Path(folder) / f"{label}.json"
+            _python(SHARED / "gen.py", *arguments, "--out", str(scenario))
+            (found,) = _python(peer, str(scenario), "--rounds", rounds)
+            ratio = found["ratio_best"]
+            yield _row(
+                f"availability {label}: slotwise / timegrid",
+                ratio,
+                "<= 0.5",
+                ratio <= 0.5,
+                same_slots=found["same_slots"],
+                best_ms=found["best_ms"],
+            )
+            if label == "base":
+                floor = found["ratio_floor_best"]
+                yield _row(
+                    "availability base: slotwise / minimal pure-Python answer",
+                    floor,
+                    "<= 2",
+                    floor <= 2,
+                    best_ms=found["best_ms"],
+                )
+
+
+def slope(quick: bool) -> Iterator[Row]:
+    """The log-log slope of the query's time over days (100 resources) and resources (90 days)."""
+    sizes = {"100x30": (100, 30), "100x90": (100, 90), "30x90": (30, 90)}
+    if quick:
+        sizes = {"10x10": (10, 10), "10x30": (10, 30), "3x30": (3, 30)}
+    measured: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for label, (resources, days) in sizes.items():
+            scenario = Path(folder) / f"{label}.json"
+            _python(
+                BENCHMARKS / "scenario.py", str(resources), "100", str(days), "--out", str(scenario)
+            )
+            (found,) = _python(BENCHMARKS / "workload.py", str(scenario), "--repeat", "5")
+            measured[label] = {"resources": resources, "days": days, **found}
+    labels = list(sizes)
+    pairs = {"days": (labels[0], labels[1]), "resources": (labels[2], labels[1])}
+    for over, (small, large) in pairs.items():
+        a, b = measured[small], measured[large]
+        grown = b[over] / a[over]
+        value = round(math.log(b["best_ms"] / a["best_ms"]) / math.log(grown), 3)
+        yield _row(
+            f"availability cost over {over}: log-log slope",
+            value,
+            "<= 1.05",
+            value <= 1.05,
+            small=a,
+            large=b,
+            per_slot_us={
+                label: round(1000 * m["best_ms"] / max(m["slots"], 1), 3)
+                for label, m in measured.items()
+            },
+        )
+
+
+def stores(quick: bool) -> Iterator[Row]:
+    """One service's week on each SQL store over the same on ``MemoryStore``."""
+    figures = _python(
+        BENCHMARKS / "sql_stores.py",
+        "--figures",
+        "week",
+        "--stores",
+        "memory",
+        "sqlite",
+        "postgresql",
+        "mariadb",
+        *(["--repeat", "3"] if quick else []),
+    )
+    by_store = {figure["store"]: figure for figure in figures if figure["figure"] == "week"}
+    memory = by_store.get("memory")
+    if memory is None:
+        yield _skipped("availability direct: store / MemoryStore", "no MemoryStore figure")
+        return
+    for store, figure in by_store.items():
+        if store == "memory":
+            continue
+        ratio = round(figure["cached_ms"] / memory["cached_ms"], 3)
+        yield _row(
+            f"availability direct, {store} / MemoryStore",
+            ratio,
+            "<= 1.3",
+            ratio <= 1.3,
+            store_ms=figure["cached_ms"],
+            memory_ms=memory["cached_ms"],
+        )
+
+
+def served(quick: bool) -> Iterator[Row]:
+    """Served / direct: availability throughput and a list of services' time per request."""
+    figures = _python(
+        BENCHMARKS / "http_service.py",
+        "--stores",
+        "postgresql",
+        "--workers",
+        "1",
+        "--connections",
+        "16",
+        "--seconds",
+        "2" if quick else "8",
+    )
+    for figure in figures:
+        direct_ms, per_second = figure.get("direct_ms"), figure.get("per_second")
+        if not direct_ms or not per_second:
+            continue
+        served_ms = 1000 / per_second
+        if figure["endpoint"] == "availability":
+            value = round(direct_ms / served_ms, 3)  # throughput served / direct
+            yield _row(
+                "served availability / direct call (throughput)",
+                value,
+                ">= 0.75",
+                value >= 0.75,
+                **figure,
+            )
+        elif figure["endpoint"] == "services":
+            value = round(served_ms / direct_ms, 3)  # time per request served / direct
+            yield _row(
+                "served list of services / direct call (time per request)",
+                value,
+                "<= 3",
+                value <= 3,
+                **figure,
+            )
+
+
+def _pgbench(clients: int, seconds: int) -> float:
+    """Return pgbench's TPC-B transactions per second with *clients* in a scratch database."""
+    database = f"slotwise_pgbench_{os.getpid()}"
+    base = ["-h", "127.0.0.1", "-U", "postgres"]
+    subprocess.run(["createdb", *base, database], check=True, capture_output=True)
+    try:
+        subprocess.run(
+            ["pgbench", *base, "-i", "-s", "1", "-q", database], check=True, capture_output=True
+        )
+        done = subprocess.run(
+            [
+                "pgbench",
+                *base,
+                "-c",
+                str(clients),
+                "-j",
+                str(clients),
+                "-T",
+                str(seconds),
+                database,
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    finally:
+        subprocess.run(["dropdb", *base, "--if-exists", database], capture_output=True)
+    for line in done.stdout.splitlines():
+        if line.startswith("tps ="):
+            return float(line.split()[2])
+    raise RuntimeError(f"pgbench printed no tps: {done.stdout}")
+
+
+def bookings(quick: bool) -> Iterator[Row]:
+    """PostgreSQL bookings per second over pgbench's, and a booking's round trips."""
+    if shutil.which("pgbench") is None:
+        yield _skipped("bookings / pgbench", "pgbench is not installed (postgresql-contrib)")
+        return
+    count = "60" if quick else "1000"
+    figures = _python(
+        BENCHMARKS / "sql_stores.py",
+        "--figures",
+        "bookings",
+        "statements",
+        "--stores",
+        "postgresql",
+        "--bookings",
+        count,
+        "--processes",
+        "1",
+        "8",
+    )
+    seconds = 2 if quick else 10
+    for figure in figures:
+        if figure["figure"] == "bookings":
+            processes = figure["processes"]
+            tps = _pgbench(processes, seconds)
+            ratio = round(figure["per_second"] / tps, 3)
+            target = 0.35 if processes == 1 else 0.2
+            yield _row(
+                f"PostgreSQL bookings, {processes} process(es) / pgbench {processes} client(s)",
+                ratio,
+                f">= {target}",
+                ratio >= target,
+                per_second=figure["per_second"],
+                pgbench_tps=tps,
+            )
+        elif figure["figure"] == "statements":
+            trips = figure.get("round_trips", figure["statements"])
+            yield _row(
+                "PostgreSQL booking round trips",
+                trips,
+                "<= 5",
+                trips <= 5,
+                statements=figure["statements"],
+            )
+
+
+def instructions(quick: bool) -> Iterator[Row]:
+    """Instructions of one ``MemoryStore`` booking under callgrind."""
+    if shutil.which("valgrind") is None:
+        yield _skipped("MemoryStore booking instructions", "valgrind is not installed")
+        return
+    figures = _python(
+        BENCHMARKS / "instructions.py", "--figures", "booking", "--count", "20" if quick else "200"
+    )
+    for figure in figures:
+        value = figure["instructions_per_operation"]
+        yield _row(
+            "MemoryStore booking (create BK), instructions",
+            value,
+            "<= 500000",
+            value <= 500_000,
+            count=figure["count"],
+        )
+
+
+def memory(quick: bool) -> Iterator[Row]:
+    """Bytes each stored appointment holds in ``MemoryStore``."""
+    script = BENCHMARKS / "memory.py"
+    if not script.exists():
+        yield _skipped("memory per stored appointment", f"{script.name} is not here")
+        return
+    for figure in _python(script, "--appointments", "500" if quick else "5000"):
+        value = figure["bytes_per_appointment"]
+        yield _row("memory per stored appointment (MemoryStore)", value, "<= 600", value <= 600)
+
+
+def lists(quick: bool) -> Iterator[Row]:
+    """PostgreSQL ``appointments.list(limit=20)`` at 10,000 over 1,000 appointments."""
+    sizes = ["100", "1000"] if quick else ["1000", "10000"]
+    for figure in _python(
+        BENCHMARKS / "lists.py", "--stores", "postgresql", "--sizes", *sizes, "--repeat", "5"
+    ):
+        yield _row(
+            f"PostgreSQL appointments.list(limit=20), {sizes[0]} -> {sizes[1]}",
+            figure["ratio"],
+            "not a limit: the exact total grows with the matches (decision 48)",
+            None,
+            **figure,
+        )
+
+
+AREAS: dict[str, Callable[[bool], Iterator[Row]]] = {
+    "availability": availability,
+    "slope": slope,
+    "stores": stores,
+    "served": served,
+    "bookings": bookings,
+    "instructions": instructions,
+    "memory": memory,
+    "lists": lists,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the rows of the chosen areas."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--areas", nargs="+", choices=list(AREAS), default=list(AREAS))
+    parser.add_argument("--quick", action="store_true", help="short runs (a smoke test)")
+    arguments = parser.parse_args(argv)
+    for area in arguments.areas:
+        try:
+            for row in AREAS[area](arguments.quick):
+                print(json.dumps(row), flush=True)
+        except RuntimeError as error:
+            print(json.dumps(_skipped(area, str(error))), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

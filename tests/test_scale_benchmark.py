@@ -1,0 +1,91 @@
+"""
+The one-command speed table (``benchmarks/scale.py``): its rows' shape, its slope arithmetic and
+its clear skips. The heavy areas run in their own scripts' tests; here the slope area runs for
+real on tiny scenarios, and the rest through stand-ins. Speed is never asserted (STYLE rule 35).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARKS = ROOT / "benchmarks"
+
+
+@pytest.fixture
+def scale(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+    """The benchmark module, imported from its directory."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import scale
+
+    yield scale
+    sys.modules.pop("scale", None)
+
+
+def test_the_slope_area_prints_two_rows_with_their_targets():
+    """``--quick --areas slope`` prints a row over days and one over resources, as JSON lines."""
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "scale.py"), "--quick", "--areas", "slope"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+        cwd=ROOT,
+    )
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [row["row"] for row in rows] == [
+        "availability cost over days: log-log slope",
+        "availability cost over resources: log-log slope",
+    ]
+    for row in rows:
+        assert row["target"] == "<= 1.05"
+        assert row["met"] == (row["value"] <= 1.05)
+        assert row["detail"]["large"]["slots"] > 0
+
+
+def test_the_slope_is_the_log_log_growth_of_the_time(scale: ModuleType, monkeypatch):
+    """Time x 4 when days x 2 is a slope of 2; over resources the pair is 30x90 -> 100x90."""
+    times = {"10x10": 1.0, "10x30": 9.0, "3x30": 3.0}
+
+    def workload(script: Path, *arguments: str) -> list[dict[str, float]]:
+        if script.name == "scenario.py":
+            Path(arguments[-1]).write_text("{}")
+            return []
+        return [{"slots": 10, "best_ms": times[Path(arguments[0]).stem]}]
+
+    monkeypatch.setattr(scale, "_python", workload)
+    over_days, over_resources = list(scale.slope(quick=True))
+    assert over_days["value"] == pytest.approx(math.log(9) / math.log(3), abs=1e-3)
+    assert over_resources["value"] == pytest.approx(math.log(3) / math.log(10 / 3), abs=1e-3)
+    assert over_days["met"] is False
+
+
+def test_without_the_shared_peer_script_the_availability_area_says_why(
+    scale: ModuleType, monkeypatch, tmp_path
+):
+    """No ``../shared/bench/peer_timegrid.py``: one skipped row naming the missing file."""
+    monkeypatch.setattr(scale, "SHARED", tmp_path / "absent")
+    (row,) = list(scale.availability(quick=True))
+    assert row["row"] == "availability"
+    assert "peer_timegrid.py" in row["skipped"]
+
+
+def test_a_failing_script_becomes_a_skipped_row_not_a_crash(scale: ModuleType, monkeypatch, capsys):
+    """An area whose script fails prints ``{"row": area, "skipped": its error}`` and goes on."""
+
+    def broken(quick: bool) -> Iterator[dict[str, object]]:
+        raise RuntimeError("benchmarks/x.py failed: no server")
+        yield {}
+
+    monkeypatch.setitem(scale.AREAS, "lists", broken)
+    assert scale.main(["--areas", "lists"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert json.loads(line) == {"row": "lists", "skipped": "benchmarks/x.py failed: no server"}
