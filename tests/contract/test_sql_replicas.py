@@ -89,7 +89,7 @@ class Shop:
         with self.store.engine.connect() as conn:
             primary = conn.exec_driver_sql("SELECT pg_current_wal_lsn()::text").scalar()
         replayed = self.replica_sql("SELECT pg_last_wal_replay_lsn()::text")
-        return token_position(str(replayed)) >= token_position(str(primary))
+        return token_position(str(replayed)).covers(token_position(str(primary)))
 
     def received_ahead(self) -> bool:
         """Tell whether the replica has received WAL that it has not replayed (paused)."""

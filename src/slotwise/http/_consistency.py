@@ -2,7 +2,8 @@
 Reading your own writes over HTTP (decision 50): the ``Slotwise-Consistency`` header.
 
 A response to a request that wrote through a store with read replicas carries
-``Slotwise-Consistency: <token>`` (the primary's WAL position after the write). A client that
+``Slotwise-Consistency: <token>`` (the primary's position after the write: a PostgreSQL WAL
+position or a MariaDB GTID position, see :mod:`slotwise.storage.replicas`). A client that
 sends the token back with a later request -- to any host of the service -- gets reads that come
 from a replica only once it has replayed that position, else from the primary: it sees its own
 booking. Without replicas no token is made and the header is ignored (after it is checked).

@@ -1,6 +1,7 @@
 """
-The read replicas of ``SQLStore`` (PostgreSQL streaming replicas, decision 50): which one may
-answer a read that tolerates lag, judged by the replica's own view of how far behind it is.
+The read replicas of ``SQLStore`` (PostgreSQL streaming replicas, MariaDB GTID replicas;
+decision 50): which one may answer a read that tolerates lag, judged by the replica's own view of
+how far behind it is (``_replication.py`` asks each database).
 """
 
 from __future__ import annotations
@@ -10,66 +11,41 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 
-import attrs
-from sqlalchemy import URL, Connection, Engine, text
+from sqlalchemy import URL, Connection, Engine
 
 from slotwise.errors import InconsistentFields
-from slotwise.storage.replicas import token_position
+from slotwise.storage.replicas import Position
 
+from ._dialects import Dialect
 from ._operating import make_engine
+from ._replication import PostgreSQLReplication, ReplicaSample, Replication, replication_for
 
-__all__ = ["ReplicaSample", "ReplicaSet", "skip_reason"]
+__all__ = ["ReplicaSample", "ReplicaSet", "open_replicas", "skip_reason"]
 
 logger = logging.getLogger("slotwise.storage")
 
-# Measured on the replica, in one round trip and before the read's snapshot is taken (the
-# caller rolls back after it), so the snapshot is at least as new as what is measured here.
-# The seconds behind are the replica's clock minus the commit time of the last transaction it
-# replayed: both the server's own, no clock of this process is involved.
-_SAMPLE = text(
-    "SELECT pg_is_in_recovery(),"
-    " EXISTS (SELECT 1 FROM pg_stat_wal_receiver),"
-    " pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn(),"
-    " EXTRACT(EPOCH FROM clock_timestamp() - pg_last_xact_replay_timestamp())::float8,"
-    " pg_last_wal_replay_lsn()::text"
-)
 
-
-@attrs.frozen(kw_only=True)
-class ReplicaSample:
-    """What a replica reports about itself just before a read."""
-
-    in_recovery: bool
-    """``False`` for a server that is not (or no longer) a replica: it follows no primary."""
-    receiving: bool
-    """Whether a WAL receiver is running (streaming from the primary)."""
-    caught_up: bool
-    """Whether everything received has been replayed."""
-    seconds_behind: float | None
-    """Replica clock minus the commit time of the last replayed transaction (``None``: none yet)."""
-    replayed: str | None
-    """The WAL position replayed so far."""
-
-
-def skip_reason(sample: ReplicaSample, *, max_lag: float, after: int | None) -> str | None:
+def skip_reason(sample: ReplicaSample, *, max_lag: float, after: Position | None) -> str | None:
     """
     Return why a read may not use the replica that reported *sample*, or ``None`` when it may.
 
-    A replica is usable when it follows a primary (in recovery, a WAL receiver running), has
-    replayed position *after* (a client's consistency token), and is at most *max_lag* seconds
-    behind: 0 when it has replayed all it received, else the age of the last transaction it
-    replayed. A replica whose receiver is down cannot know how far behind it is: skipped.
+    A replica is usable when it follows a primary with its replication running, has replayed
+    position *after* (a client's consistency token), and is at most *max_lag* seconds behind:
+    0 when it has replayed all it knows of, else what it reports. A replica whose replication
+    is stopped cannot know how far behind it is: skipped.
     """
-    if not sample.in_recovery:
+    if not sample.follows:
         return "it is not a replica (promoted, or a primary given as a replica)"
-    if not sample.receiving:
-        return "it is not streaming from the primary"
-    if after is not None and (sample.replayed is None or token_position(sample.replayed) < after):
+    if sample.stopped is not None:
+        return sample.stopped
+    if after is not None and (sample.replayed is None or not sample.replayed.covers(after)):
+        if sample.replayed is not None and type(sample.replayed) is not type(after):
+            return f"the client's token {after} is not a position of this database"
         return f"it has not replayed the client's writes yet (at {sample.replayed})"
     if sample.caught_up:
         return None
     if sample.seconds_behind is None:
-        return "it has replayed no transaction yet"
+        return "it cannot tell how far behind it is (it has replayed no transaction yet)"
     if sample.seconds_behind > max_lag:
         return f"it is {sample.seconds_behind:.3f} s behind (max_lag {max_lag:g} s)"
     return None
@@ -88,8 +64,12 @@ class ReplicaSet:
         max_lag: float,
         retry_after: float,
         monotonic: Callable[[], float] = time.monotonic,
+        replication: Replication | None = None,
+        begin_read: Callable[[Connection], None] | None = None,
     ) -> None:
         self.engines = tuple(engines)
+        self.replication: Replication = replication or PostgreSQLReplication()
+        self._begin_read = begin_read
         self.max_lag = max_lag
         self.retry_after = retry_after
         self._monotonic = monotonic
@@ -97,13 +77,13 @@ class ReplicaSet:
         self._down_until = [0.0] * len(self.engines)
 
     def open(
-        self, connect: Callable[[Engine], Connection], *, after: int | None
+        self, connect: Callable[[Engine], Connection], *, after: Position | None
     ) -> tuple[int, Connection] | None:
         """
         Return (index, connection) of a replica a lag-tolerant read may use, or ``None``.
 
-        The connection has no transaction open: the read's snapshot is taken by its first
-        statement, after the replica was judged. Failures to reach a replica are logged, never
+        The connection has no transaction open (the next one set up as the store's reads are):
+        the read's snapshot is taken by its first statement, after the replica was judged. Failures to reach a replica are logged, never
         raised: the read then goes to the primary.
         """
         count = len(self.engines)
@@ -117,21 +97,15 @@ class ReplicaSet:
                 self._mark_down(index, error)
                 continue
             try:
-                row = conn.execute(_SAMPLE).one()
-                conn.rollback()
+                sample = self.replication.sample(conn)
+                reason = skip_reason(sample, max_lag=self.max_lag, after=after)
+                if reason is None and self._begin_read is not None:
+                    self._begin_read(conn)
             except Exception as error:
                 conn.invalidate()
                 conn.close()
                 self._mark_down(index, error)
                 continue
-            sample = ReplicaSample(
-                in_recovery=bool(row[0]),
-                receiving=bool(row[1]),
-                caught_up=bool(row[2]),
-                seconds_behind=None if row[3] is None else float(row[3]),
-                replayed=row[4],
-            )
-            reason = skip_reason(sample, max_lag=self.max_lag, after=after)
             if reason is None:
                 return index, conn
             conn.close()
@@ -154,7 +128,7 @@ class ReplicaSet:
 
 
 def open_replicas(
-    dialect_name: str,
+    dialect: Dialect,
     replicas: Sequence[Engine | URL | str] | URL | str,
     *,
     owned: list[Engine],
@@ -163,15 +137,18 @@ def open_replicas(
     lock_timeout: float,
 ) -> ReplicaSet:
     """
-    Return the replica set of a store on *dialect_name*; engines made from URLs join *owned*
-    (the store disposes of them).
+    Return the replica set of a store on *dialect*; engines made from URLs join *owned* (the
+    store disposes of them).
 
     Raises:
-        InconsistentFields: naming ``replicas``, for a store or a replica not on PostgreSQL.
+        InconsistentFields: naming ``replicas``, for a store on SQLite, or a replica on another
+            database than the store's.
     """
-    if dialect_name != "PostgreSQL":
+    replication = replication_for(dialect.name)
+    if replication is None:
         raise InconsistentFields(
-            f"read replicas need PostgreSQL; this store is on {dialect_name}", field="replicas"
+            f"read replicas need PostgreSQL or MariaDB; this store is on {dialect.name}",
+            field="replicas",
         )
     engines: list[Engine] = []
     for replica in [replicas] if isinstance(replicas, str | URL) else replicas:
@@ -180,10 +157,17 @@ def open_replicas(
         else:
             engine = make_engine(replica, lock_timeout)
             owned.append(engine)
-        if engine.dialect.name != "postgresql":
+        if engine.dialect.name not in replication.engine_names:
             raise InconsistentFields(
-                f"a replica of a PostgreSQL store must be PostgreSQL, not {engine.dialect.name}",
+                f"a replica of a {dialect.name} store must be {dialect.name}, not "
+                f"{engine.dialect.name}",
                 field="replicas",
             )
         engines.append(engine)
-    return ReplicaSet(engines, max_lag=max_lag, retry_after=retry_after)
+    return ReplicaSet(
+        engines,
+        max_lag=max_lag,
+        retry_after=retry_after,
+        replication=replication,
+        begin_read=dialect.begin_read,
+    )

@@ -41,6 +41,7 @@ from ._operating import (
     make_engine,
 )
 from ._replicas import ReplicaSet, open_replicas
+from ._replication import Replication
 from ._schema import (
     SCHEMA_VERSION,
     counters,
@@ -85,7 +86,8 @@ class SQLStore:
         idle_timeout: seconds a PostgreSQL unit of work may sit idle before the server ends it
             (``idle_in_transaction_session_timeout``), so a stalled process frees its locks.
         lock_attempts: how often taking the locks is tried before ``ConflictError``.
-        replicas: PostgreSQL streaming replicas of the database (each an ``Engine`` or a URL),
+        replicas: read replicas of the database (each an ``Engine`` or a URL): PostgreSQL
+            streaming replicas, or MariaDB replicas following it by GTID,
             for reads that tolerate lag (:func:`slotwise.storage.replicas.lagging_read`:
             availability and lists). Every write, and every read a write depends on, runs on
             the primary (decision 50).
@@ -101,8 +103,8 @@ class SQLStore:
         StoreError: for an unsupported database, an in-memory SQLite database, a schema of
             another version (with *create* ``False``, or newer than this slotwise), or a
             *schema* on SQLite.
-        InconsistentFields: naming ``replicas``, when replicas are given for a database other
-            than PostgreSQL.
+        InconsistentFields: naming ``replicas``, when replicas are given on SQLite, or a
+            replica is on another database than the store.
         OutOfRange: for a *max_lag* or *replica_retry* below 0.
         InvalidChoice: for a *pool_mode* not in :data:`POOL_MODES`, or ``"transaction"`` on
             SQLite or MariaDB.
@@ -180,7 +182,7 @@ class SQLStore:
             self._prepare(create=create)
             if replicas:
                 self._replicas = open_replicas(
-                    self._dialect.name,
+                    self._dialect,
                     replicas,
                     owned=self._owned_replicas,
                     max_lag=max_lag,
@@ -400,21 +402,21 @@ class SQLStore:
             self._known_spans[key] = max(length, self._known_spans.get(key, 0))
         consistency = current_consistency()
         if self._replicas is not None and consistency is not None:
-            self._note_position(conn, consistency)
+            self._note_position(conn, consistency, self._replicas.replication)
 
-    def _note_position(self, conn: Connection, consistency: Consistency) -> None:
-        """Raise *consistency*'s token to the primary's WAL position after a commit."""
-        # The insert position is at or past the end of the commit record just written (the
-        # write position may trail it under synchronous_commit = off).
+    def _note_position(
+        self, conn: Connection, consistency: Consistency, replication: Replication
+    ) -> None:
+        """Raise *consistency*'s token to the primary's position after a commit."""
         try:
-            position = conn.exec_driver_sql("SELECT pg_current_wal_insert_lsn()::text").scalar()
-            conn.rollback()
+            position = replication.committed(conn)
         except Exception as error:
             # The write is committed: never report it as failed. Without a token the client's
             # next read may come from a replica that has not replayed it yet (logged).
-            logger.warning("could not read the primary's WAL position after a commit: %s", error)
+            logger.warning("could not read the primary's position after a commit: %s", error)
             return
-        consistency.written(str(position))
+        if position is not None:
+            consistency.written(position)
 
     def _rollback(self, conn: Connection, tx: SQLTransaction) -> None:
         try:
