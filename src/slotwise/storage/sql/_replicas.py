@@ -45,7 +45,8 @@ def skip_reason(sample: ReplicaSample, *, max_lag: float, after: Position | None
     if sample.caught_up:
         return None
     if sample.seconds_behind is None:
-        return "it cannot tell how far behind it is (it has replayed no transaction yet)"
+        # PostgreSQL: no transaction replayed yet since it started.
+        return "it cannot tell how far behind it is"
     if sample.seconds_behind > max_lag:
         return f"it is {sample.seconds_behind:.3f} s behind (max_lag {max_lag:g} s)"
     return None
@@ -82,9 +83,9 @@ class ReplicaSet:
         """
         Return (index, connection) of a replica a lag-tolerant read may use, or ``None``.
 
-        The connection has no transaction open (the next one set up as the store's reads are):
-        the read's snapshot is taken by its first statement, after the replica was judged. Failures to reach a replica are logged, never
-        raised: the read then goes to the primary.
+        The connection has no transaction open (the next one is set up as the store's reads
+        are): the read's snapshot is taken by its first statement, after the replica was judged.
+        Failures to reach a replica are logged, never raised: the read then goes to the primary.
         """
         count = len(self.engines)
         start = next(self._turn) % count if count else 0
