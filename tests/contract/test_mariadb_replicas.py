@@ -199,6 +199,27 @@ def test_a_replica_whose_sql_thread_is_stopped_is_skipped(
     assert "replica 0" == shop.served_by()
 
 
+def test_a_primary_given_as_a_replica_is_skipped(shop: Shop, caplog: pytest.LogCaptureFixture):
+    """A server with no replication connection follows no primary: never read as a replica."""
+    mistaken = SQLStore(
+        shop.pair.primary_url,
+        schema=shop.store.schema,
+        create=False,
+        replicas=[shop.pair.primary_url],
+    )
+    try:
+        with (
+            caplog.at_level(logging.INFO, logger="slotwise.storage"),
+            lagging_read(mistaken) as reader,
+        ):
+            source = reader.served_by  # type: ignore[attr-defined]
+    finally:
+        mistaken.close()
+
+    assert "primary" == source
+    assert "it is not a replica" in caplog.text
+
+
 def test_a_client_with_its_token_sees_its_own_booking(shop: Shop):
     """Apply blocked: a request presenting the booking's GTID token reads from the primary."""
     with apply_blocked(shop.pair):
