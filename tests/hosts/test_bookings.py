@@ -1,5 +1,5 @@
 """
-``slotwise serve`` in separate network hosts on one PostgreSQL, clients in every host booking
+``slotwise serve`` in separate network hosts on one PostgreSQL or MariaDB, clients in every host booking
 the same last seats over HTTP (issue 24): the checks of ``tests/contract/test_sql_processes.py``
 across machines. Each client sends its requests to every host's server in turn.
 """
@@ -13,8 +13,8 @@ from slotwise.model import Appointment, AppointmentStatus
 from slotwise.storage.sql import SQLStore
 
 from . import services
+from .databases import Database
 from .netns import Network
-from .postgres import Postgres
 from .world import LENGTH, World, seed
 
 THREADS = 3
@@ -51,9 +51,9 @@ def _race(network: Network, world: World, hosts: list[str], starts: int) -> list
 
 
 class TestLastSeats:
-    def test_two_hosts_book_the_last_seats_exactly(self, hosts: Network, postgres: Postgres):
+    def test_two_hosts_book_the_last_seats_exactly(self, hosts: Network, database: Database):
         """Two hosts' clients race for 3 slots x 2 seats: 6 bookings, every refusal a 409."""
-        world = seed(postgres.database(), seats=2)
+        world = seed(database.database(), seats=2)
 
         outcomes = _race(hosts, world, ["h1", "h2"], starts=3)
 
