@@ -1,14 +1,16 @@
 """
 Command-line settings read from the environment: one rule for every option.
 
-Every option of ``slotwise serve`` and ``slotwise worker``, and ``--db`` and ``--pool-mode`` of
-every command, can also be set as an environment variable named after it: ``SLOTWISE_`` and the
-option's name in capitals with ``_`` for ``-`` (``--log-level`` is ``SLOTWISE_LOG_LEVEL``,
-``--allow-local-webhooks`` is ``SLOTWISE_ALLOW_LOCAL_WEBHOOKS``). **An option given on the
-command line beats the environment, which beats the default.** An empty variable counts as unset.
-A flag's variable is ``1``, ``true``, ``yes`` or ``on`` (set) or ``0``, ``false``, ``no`` or
-``off`` (unset), in any case. A variable is read only when its option was not given, and a value
-its option would refuse raises ``InvalidFormat`` or ``InvalidChoice`` naming the variable.
+Every option of ``slotwise serve`` and ``slotwise worker``, and ``--db``, ``--pool-mode`` and
+``--schema`` of every command that has them, can also be set as an environment variable named
+after it: ``SLOTWISE_`` and the option's name in capitals with ``_`` for ``-`` (``--log-level``
+is ``SLOTWISE_LOG_LEVEL``, ``--allow-local-webhooks`` is ``SLOTWISE_ALLOW_LOCAL_WEBHOOKS``).
+**An option given on the command line beats the environment, which beats the default.** An
+empty variable counts as unset. A flag's variable is ``1``, ``true``, ``yes`` or ``on`` (set) or
+``0``, ``false``, ``no`` or ``off`` (unset), in any case; a flag on by default (``--create``,
+turned off by ``--no-create``) is named after its positive form (``SLOTWISE_CREATE=0`` is
+``--no-create``). A variable is read only when its option was not given, and a value its option
+would refuse raises ``InvalidFormat`` or ``InvalidChoice`` naming the variable.
 
 The rule is derived from the parser (:func:`from_environment`), so an option added later gets
 its variable without a line of its own.
@@ -29,6 +31,9 @@ PREFIX: Final = "SLOTWISE_"
 _TRUE: Final = ("1", "true", "yes", "on")
 _FALSE: Final = ("0", "false", "no", "off")
 _EXPECTED: Final[dict[Any, str]] = {int: "a whole number", float: "a number"}
+# A flag is --name (on when given) or --name/--no-name (BooleanOptionalAction, on by default):
+# both read the variable of their first name, SLOTWISE_NAME.
+_FLAGS: Final = (argparse._StoreTrueAction, argparse.BooleanOptionalAction)
 
 
 def variable(option: str) -> str:
@@ -94,7 +99,7 @@ def from_environment(
         if (
             not longs
             or action.dest.startswith("deprecated_")
-            or not isinstance(action, argparse._StoreAction | argparse._StoreTrueAction)
+            or not isinstance(action, (argparse._StoreAction, *_FLAGS))
             or not (set(command) & set(commands) or longs[0] in everywhere)
         ):
             continue
@@ -126,7 +131,7 @@ def _read(unset: _Unset, environ: Mapping[str, str]) -> Any:
     raw = environ.get(name, "")
     if raw == "":
         return unset.default
-    if isinstance(action, argparse._StoreTrueAction):
+    if isinstance(action, _FLAGS):
         return flag(name, environ)
     kind = action.type if callable(action.type) else str
     try:

@@ -3,22 +3,27 @@ The ``slotwise`` command line (also ``python -m slotwise``)::
 
     slotwise serve  [--db URL] [--pool-mode session|transaction] [--host 127.0.0.1] [--port 8000]
                     [--workers N] [--threads N] [--log-level info] [--log-format text|json]
-                    [--with-worker] [--allow-local-webhooks]
+                    [--with-worker] [--allow-local-webhooks] [--no-create]
     slotwise worker [--db URL] [--pool-mode MODE] [--schema NAME] [--concurrency N] [--batch N]
-                    [--lease SECONDS] [--allow-local-webhooks]
+                    [--lease SECONDS] [--allow-local-webhooks] [--no-create]
+    slotwise schema status  --db URL [--schema NAME]
+    slotwise schema upgrade --db URL [--schema NAME]
     slotwise demo   [--db URL] [--pool-mode MODE]
     slotwise tokens create --db URL --company ID [--location ID ...] --label TEXT [--days N]
     slotwise tokens list   --db URL --company ID
     slotwise tokens revoke --db URL TOKEN_ID
 
 ``serve`` runs the HTTP interface (the ``http`` extra) with uvicorn on a SQL database, by default
-the SQLite file ``./slotwise.db``. ``demo`` creates a small business (Acme Spa) and prints its ids
+the SQLite file ``./slotwise.db``; like ``worker`` it creates or upgrades the tables on start
+unless ``--no-create``. ``schema status`` prints this slotwise's schema version beside the tables'
+(exit status 1 when it cannot run on them); ``schema upgrade`` creates or upgrades the tables
+(``docs/sql.md``, "Schema version and upgrades"). ``demo`` creates a small business (Acme Spa) and prints its ids
 and a token: into ``--db`` to serve it, or in memory to print a week of its availability.
 
 ``--db`` takes a SQLAlchemy URL (``sqlite:///slotwise.db``, ``postgresql+psycopg://...``,
 ``mysql+pymysql://...``; the ``sql`` extra and a driver must be installed); ``--pool-mode
 transaction`` runs it behind PgBouncer in transaction pooling mode (``docs/sql.md``). Every option
-of ``serve`` and ``worker``, and ``--db`` and ``--pool-mode`` everywhere, may be set in the
+of ``serve`` and ``worker``, and ``--db``, ``--pool-mode`` and ``--schema`` everywhere, may be set in the
 environment instead (``SLOTWISE_DB``, ``SLOTWISE_PORT``, ``SLOTWISE_ALLOW_LOCAL_WEBHOOKS``...): the
 command line beats the environment, which beats the default (``slotwise._settings``). A token is
 printed once, when it is created: the database keeps only its SHA-256. A refused command prints
@@ -33,7 +38,7 @@ import re
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any, Literal, TextIO
 
@@ -56,6 +61,16 @@ def _pool_mode(parser: argparse.ArgumentParser) -> None:
         default="session",
         choices=_POOL_MODES,
         help="transaction: PostgreSQL behind PgBouncer in transaction pooling mode",
+    )
+
+
+def _create(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--create",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="create missing tables and upgrade older ones on start; --no-create: leave that "
+        "to `slotwise schema upgrade`",
     )
 
 
@@ -99,6 +114,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="development only: webhook URLs may be http and loopback receivers",
     )
+    _create(serve)
     worker = commands.add_parser("worker", help="deliver webhooks and reminders (http extra)")
     worker.add_argument(
         "--db", default=_DEFAULT_DB, help=f"SQLAlchemy database URL (default: {_DEFAULT_DB})"
@@ -127,6 +143,19 @@ def _parser() -> argparse.ArgumentParser:
     worker.add_argument(
         "--log-level", default="info", choices=["debug", "info", "warning", "error"]
     )
+    _create(worker)
+    schema = commands.add_parser("schema", help="show or upgrade the tables' schema version")
+    steps = schema.add_subparsers(dest="action", required=True, metavar="ACTION")
+    for name, text in (
+        ("status", "print this slotwise's schema version beside the tables'"),
+        ("upgrade", "create the tables, or run the steps upgrading them to this slotwise"),
+    ):
+        step = steps.add_parser(name, help=text)
+        step.add_argument("--db", help="SQLAlchemy database URL")
+        _pool_mode(step)
+        step.add_argument(
+            "--schema", help="the PostgreSQL schema or MariaDB database of the tables"
+        )
     demo = commands.add_parser("demo", help="create the demo business (Acme Spa)")
     demo.add_argument(
         "--db", help="SQLAlchemy database URL to create it in (default: in memory, printed)"
@@ -157,12 +186,14 @@ def _parser() -> argparse.ArgumentParser:
     listing.add_argument("--company", required=True)
     revoke = with_db(actions.add_parser("revoke", help="revoke a token for good"))
     revoke.add_argument("token_id")
-    from_environment(parser, commands=("serve", "worker"), everywhere=("--db", "--pool-mode"))
+    from_environment(
+        parser, commands=("serve", "worker"), everywhere=("--db", "--pool-mode", "--schema")
+    )
     return parser
 
 
 def _scheduler(
-    url: str | None, *, schema: str | None = None, pool_mode: str = "session"
+    url: str | None, *, schema: str | None = None, pool_mode: str = "session", create: bool = True
 ) -> Scheduler:
     if not url:
         raise SystemExit(f"slotwise: error: give --db URL or set ${_DB_VARIABLE}")
@@ -171,7 +202,7 @@ def _scheduler(
     mode: Literal["session", "transaction"] = (
         "transaction" if pool_mode == "transaction" else "session"
     )
-    return Scheduler(SQLStore(url, schema=schema, pool_mode=mode))
+    return Scheduler(SQLStore(url, schema=schema, pool_mode=mode, create=create))
 
 
 def _row(token: ApiToken) -> str:
@@ -205,8 +236,11 @@ def _serve(arguments: argparse.Namespace, out: TextIO) -> None:
     os.environ[variable("--allow-local-webhooks")] = "1" if arguments.allow_local_webhooks else "0"
     if arguments.max_body_size is not None:
         os.environ[variable("--max-body-size")] = str(arguments.max_body_size)
+    os.environ[variable("--create")] = "1" if arguments.create else "0"
     # fail fast, schema ready
-    _scheduler(arguments.db, pool_mode=arguments.pool_mode).store.close()  # type: ignore[attr-defined]
+    _scheduler(  # type: ignore[attr-defined]
+        arguments.db, pool_mode=arguments.pool_mode, create=arguments.create
+    ).store.close()
     configure_logging(arguments.log_level, format=arguments.log_format)
     print(f"slotwise {VERSION} serving {_shown_url(arguments.db)}", file=out)
     print(f"  http://{arguments.host}:{arguments.port}/docs", file=out, flush=True)
@@ -250,7 +284,12 @@ def _worker(arguments: argparse.Namespace, out: TextIO) -> None:
         )
     allow_local = arguments.allow_local_webhooks or arguments.deprecated_allow_local
     configure_logging(arguments.log_level)
-    scheduler = _scheduler(arguments.db, schema=arguments.schema, pool_mode=arguments.pool_mode)
+    scheduler = _scheduler(
+        arguments.db,
+        schema=arguments.schema,
+        pool_mode=arguments.pool_mode,
+        create=arguments.create,
+    )
     stop = threading.Event()
 
     def finish(signum: int, frame: object) -> None:
@@ -326,6 +365,49 @@ def _tokens(arguments: argparse.Namespace, out: TextIO) -> None:
             close()
 
 
+_STATES = {
+    "missing": "missing (create them: slotwise schema upgrade)",
+    "older": "older (upgrade them: slotwise schema upgrade; upgraded, they run slotwise of "
+    "schema version {upgraded} or later)",
+    "current": "current",
+    "compatible": "compatible (newer tables this slotwise runs on)",
+    "incompatible": "incompatible (upgrade slotwise to schema version {since} or later)",
+}
+
+
+def _schema(arguments: argparse.Namespace, out: TextIO) -> int:
+    if not arguments.db:
+        raise SystemExit(f"slotwise: error: give --db URL or set ${_DB_VARIABLE}")
+    from slotwise.storage.sql import SQLStore, schema_status
+
+    status = schema_status(arguments.db, schema=arguments.schema)
+    if arguments.action == "status":
+        state = _STATES[status.state].format(
+            upgraded=status.upgraded_compatible_since, since=status.compatible_since
+        )
+        print(f"code:             {status.code}", file=out)
+        print(f"tables:           {status.tables or 'none'}", file=out)
+        print(f"compatible since: {status.compatible_since or '-'}", file=out)
+        print(f"state:            {state}", file=out)
+        return 0 if status.runs else 1
+    mode: Literal["session", "transaction"] = (
+        "transaction" if arguments.pool_mode == "transaction" else "session"
+    )
+    store = SQLStore(arguments.db, schema=arguments.schema, pool_mode=mode)
+    try:
+        after = store.check()
+    finally:
+        store.close()
+    versions = f"schema version {after.tables}, compatible since {after.compatible_since}"
+    if status.tables is None:
+        print(f"created the tables at {versions}", file=out)
+    elif status.tables < after.code:
+        print(f"upgraded the tables from schema version {status.tables} to {versions}", file=out)
+    else:
+        print(f"nothing to do: the tables are at {versions}", file=out)
+    return 0
+
+
 def _days(text: str) -> int:
     """Read ``--days``: a whole number of days, at least 1 (a token must outlive its creation)."""
     try:
@@ -369,13 +451,18 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
     ``slotwise: error: <message>`` on standard error, with exit status 2.
     """
     arguments = _parser().parse_args(argv)
-    command = {"serve": _serve, "worker": _worker, "demo": _demo, "tokens": _tokens}[
-        arguments.command
-    ]
+    commands: dict[str, Callable[[argparse.Namespace, TextIO], int | None]] = {
+        "serve": _serve,
+        "worker": _worker,
+        "schema": _schema,
+        "demo": _demo,
+        "tokens": _tokens,
+    }
+    command = commands[arguments.command]
     try:
         resolve(arguments)
-        command(arguments, out or sys.stdout)
+        status = command(arguments, out or sys.stdout)
     except SlotwiseError as error:
         print(f"slotwise: error: {error}", file=sys.stderr)
         return 2
-    return 0
+    return status or 0

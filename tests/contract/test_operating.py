@@ -95,7 +95,8 @@ def test_readiness_follows_the_store_through_pgbouncer_and_liveness_does_not():
     """
     serve, configured by SLOTWISE_* variables and --port, behind PgBouncer: ready; PgBouncer
     stopped: /readyz and /healthz 503 STORE-UNAVAILABLE, /livez 200; PgBouncer back: ready;
-    tables at a newer schema version: 503 STORE; back at the current one: ready.
+    tables at a newer schema version compatible with it: ready, naming the versions; newer and
+    incompatible: 503 STORE; back at the current one: ready.
     """
     port, ignored_port = free_port(), free_port()
     with _database() as database, own_pgbouncer(database) as bouncer:
@@ -118,18 +119,17 @@ def test_readiness_follows_the_store_through_pgbouncer_and_liveness_does_not():
             bouncer.start()
             seen["pooler back"] = _status(base)
             direct = create_engine(server_engine(POSTGRES).url.set(database=database))
+            move = text("UPDATE slotwise_schema_version SET version = :v, compatible_since = :s")
             try:
                 with direct.begin() as conn:
-                    conn.execute(
-                        text("UPDATE slotwise_schema_version SET version = :v"),
-                        {"v": SCHEMA_VERSION + 1},
-                    )
-                seen["newer tables"] = _status(base)
+                    conn.execute(move, {"v": SCHEMA_VERSION + 1, "s": SCHEMA_VERSION})
+                seen["newer, compatible tables"] = _status(base)
+                seen["schema"] = _get(base, "/readyz").json()["schema"]
                 with direct.begin() as conn:
-                    conn.execute(
-                        text("UPDATE slotwise_schema_version SET version = :v"),
-                        {"v": SCHEMA_VERSION},
-                    )
+                    conn.execute(move, {"v": SCHEMA_VERSION + 1, "s": SCHEMA_VERSION + 1})
+                seen["newer, incompatible tables"] = _status(base)
+                with direct.begin() as conn:
+                    conn.execute(move, {"v": SCHEMA_VERSION, "s": SCHEMA_VERSION})
             finally:
                 direct.dispose()
             seen["tables current"] = _status(base)
@@ -143,7 +143,13 @@ def test_readiness_follows_the_store_through_pgbouncer_and_liveness_does_not():
             "/healthz": (503, "STORE-UNAVAILABLE"),
         },
         "pooler back": ready,
-        "newer tables": {
+        "newer, compatible tables": ready,
+        "schema": {
+            "code": SCHEMA_VERSION,
+            "tables": SCHEMA_VERSION + 1,
+            "compatibleSince": SCHEMA_VERSION,
+        },
+        "newer, incompatible tables": {
             "/livez": (200, "ok"),
             "/readyz": (503, "STORE"),
             "/healthz": (503, "STORE"),
@@ -153,7 +159,7 @@ def test_readiness_follows_the_store_through_pgbouncer_and_liveness_does_not():
 
 
 def test_check_names_a_missing_table_and_another_version(tmp_path):
-    """SQLStore.check(): passes on current tables, StoreError for another version or none."""
+    """SQLStore.check(): passes on current tables, StoreError for an older version or none."""
     from slotwise.errors import StoreError
 
     url = f"sqlite:///{tmp_path / 'checked.db'}"

@@ -229,13 +229,23 @@ class TestSchema:
         assert [(SCHEMA_VERSION,)] == _raw(sql_store, "SELECT version FROM slotwise_schema_version")
         assert company == sample_company(id="co")
 
-    def test_a_newer_schema_version_is_refused(self, backend: Backend, sql_store: SQLStore):
-        """Tables of a later slotwise (version + 1) are not opened: StoreError names both versions."""
-        _raw(sql_store, "UPDATE slotwise_schema_version SET version = :v", v=SCHEMA_VERSION + 1)
+    def test_a_newer_incompatible_schema_version_is_refused(
+        self, backend: Backend, sql_store: SQLStore
+    ):
+        """Tables of a later slotwise no longer running this one: StoreError names the versions."""
+        _raw(
+            sql_store,
+            "UPDATE slotwise_schema_version SET version = :v, compatible_since = :v",
+            v=SCHEMA_VERSION + 1,
+        )
 
-        with pytest.raises(StoreError, match=f"version {SCHEMA_VERSION + 1}"):
+        with pytest.raises(StoreError, match=f"version {SCHEMA_VERSION + 1}.* upgrade slotwise"):
             backend.reopen(sql_store)
-        _raw(sql_store, "UPDATE slotwise_schema_version SET version = :v", v=SCHEMA_VERSION)
+        _raw(
+            sql_store,
+            "UPDATE slotwise_schema_version SET version = :v, compatible_since = :v",
+            v=SCHEMA_VERSION,
+        )
 
     def test_missing_tables_without_create_are_refused(self, tmp_path: Path):
         """create=False on a database without slotwise tables raises StoreError, creating nothing."""
@@ -721,6 +731,57 @@ class TestUpgradeFrom6:
             conn.commit()
 
         assert [] == _raw(sql_store, "SELECT company_id FROM slotwise_configuration_version")
+
+
+class TestUpgradeFrom7:
+    """Schema version 8 (rolling upgrades): the step from version 7 adds compatible_since."""
+
+    @staticmethod
+    def _make_version_7(store: SQLStore) -> None:
+        with _schema_connection(store) as conn:
+            name = _table_name(conn, store, schema_version)
+            conn.execute(text(f"ALTER TABLE {name} DROP COLUMN compatible_since"))
+            conn.execute(text(f"UPDATE {name} SET version = 7"))
+            conn.commit()
+
+    def test_version_7_is_upgraded_to_8(self, backend: Backend, sql_store: SQLStore):
+        """create=False refuses tables at 7; create=True adds the column: 8, compatible since 8."""
+        _insert(sql_store, *_world())
+        self._make_version_7(sql_store)
+        with pytest.raises(StoreError, match="version 7, this slotwise needs 8"):
+            backend.reopen(sql_store, create=False)
+
+        backend.reopen(sql_store).close()
+        again = backend.reopen(sql_store, create=False)
+        try:
+            with again.read() as reader:
+                company = reader.get(Company, "co")
+        finally:
+            again.close()
+
+        assert company == sample_company(id="co")
+        assert [(8, 8)] == [
+            tuple(row)
+            for row in _raw(
+                sql_store, "SELECT version, compatible_since FROM slotwise_schema_version"
+            )
+        ]
+
+    def test_the_step_can_run_again(self, backend: Backend, sql_store: SQLStore):
+        """Interrupted after its DDL (MariaDB commits it), the step runs again and adds nothing."""
+        self._make_version_7(sql_store)
+        with _schema_connection(sql_store) as conn:
+            UPGRADES[7](conn, sql_store.schema)
+            conn.commit()
+
+        backend.reopen(sql_store).close()
+
+        assert [(8, 8)] == [
+            tuple(row)
+            for row in _raw(
+                sql_store, "SELECT version, compatible_since FROM slotwise_schema_version"
+            )
+        ]
 
 
 class TestReadsOncePerUnit:

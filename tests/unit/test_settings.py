@@ -52,6 +52,7 @@ class TestPrecedence:
             SLOTWISE_MAX_BODY_SIZE="2048",
             SLOTWISE_THREADS="6",
             SLOTWISE_LOG_FORMAT="json",
+            SLOTWISE_CREATE="0",
         )
 
         assert {
@@ -66,6 +67,7 @@ class TestPrecedence:
             "max_body_size": 2048,
             "threads": 6,
             "log_format": "json",
+            "create": False,
         } == {key: getattr(arguments, key) for key in vars(arguments) if key != "command"}
 
     def test_every_worker_option_is_read_from_the_environment(self):
@@ -100,6 +102,31 @@ class TestPrecedence:
             arguments.company,
         )
 
+    def test_a_flag_on_by_default_reads_its_positive_name(self):
+        """--create/--no-create: SLOTWISE_CREATE=0 turns it off, either option beats the variable."""
+        assert (True, False, True, False, True) == (
+            _parsed(["worker"]).create,
+            _parsed(["worker"], SLOTWISE_CREATE="off").create,
+            _parsed(["worker", "--create"], SLOTWISE_CREATE="0").create,
+            _parsed(["serve", "--no-create"], SLOTWISE_CREATE="1").create,
+            _parsed(["serve"], SLOTWISE_CREATE="").create,
+        )
+
+    def test_schema_commands_read_db_and_schema_from_the_environment(self):
+        """schema upgrade takes --db, --pool-mode and --schema from SLOTWISE_DB and the others."""
+        arguments = _parsed(
+            ["schema", "upgrade"],
+            SLOTWISE_DB="postgresql+psycopg://db/x",
+            SLOTWISE_POOL_MODE="transaction",
+            SLOTWISE_SCHEMA="bookings",
+        )
+
+        assert ("postgresql+psycopg://db/x", "transaction", "bookings") == (
+            arguments.db,
+            arguments.pool_mode,
+            arguments.schema,
+        )
+
     def test_the_deprecated_flag_keeps_to_the_command_line(self):
         """--allow-local (deprecated) has no variable: SLOTWISE_ALLOW_LOCAL is not read."""
         arguments = _parsed(["worker"], SLOTWISE_ALLOW_LOCAL="1")
@@ -114,7 +141,7 @@ class TestPrecedence:
             if isinstance(action, argparse._SubParsersAction)
         )
         helps = {
-            action.option_strings[-1]: action.help
+            action.option_strings[0]: action.help
             for action in serve._actions
             if action.option_strings and action.dest != "help"
         }

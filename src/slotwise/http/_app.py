@@ -180,8 +180,8 @@ def app_from_environment() -> Litestar:
     Each uvicorn worker process calls this (``slotwise serve --workers N``), so every worker
     serves the same database. ``$SLOTWISE_POOL_MODE`` (``transaction`` behind PgBouncer),
     ``$SLOTWISE_MAX_BODY_SIZE`` (bytes), ``$SLOTWISE_THREADS``, ``$SLOTWISE_LOG_LEVEL``,
-    ``$SLOTWISE_LOG_FORMAT`` (``text``, ``json``) and ``$SLOTWISE_ALLOW_LOCAL_WEBHOOKS`` are read
-    too; ``$SLOTWISE_WITH_WORKER=1`` also runs a webhook worker thread in the process (which then
+    ``$SLOTWISE_LOG_FORMAT`` (``text``, ``json``), ``$SLOTWISE_ALLOW_LOCAL_WEBHOOKS`` and
+    ``$SLOTWISE_CREATE`` (``0``: never create or upgrade the tables) are read too; ``$SLOTWISE_WITH_WORKER=1`` also runs a webhook worker thread in the process (which then
     keeps one of the store's connections for itself: one operation thread fewer). Flags are read
     as ``slotwise._settings`` reads the command line's variables.
     """
@@ -199,7 +199,11 @@ def app_from_environment() -> Litestar:
     from slotwise.webhooks.meetings import HttpMeetingLinks
 
     allow_local = _allow_local_webhooks()
-    store = SQLStore(url, pool_mode="transaction" if mode == "transaction" else "session")
+    # $SLOTWISE_CREATE=0 (serve --no-create): the tables are upgraded by `slotwise schema upgrade`.
+    create = not os.environ.get("SLOTWISE_CREATE") or flag("SLOTWISE_CREATE")
+    store = SQLStore(
+        url, pool_mode="transaction" if mode == "transaction" else "session", create=create
+    )
     scheduler = Scheduler(
         store,
         meeting_links=HttpMeetingLinks(allow_local=allow_local, store=store),

@@ -3,11 +3,13 @@ Health probes of the service, open to every caller (no token):
 
 * ``GET /livez``: liveness. The process serves requests: 200 ``{"status": "ok", "version"}``;
   the store is not asked, so a database outage never gets healthy processes restarted.
-* ``GET /readyz``: readiness. The store answers and its tables are at the schema version this
-  slotwise needs (``SQLStore.check()``; any other store answers a read): 200 as above, else 503
-  with the error body of what failed (``STORE-UNAVAILABLE`` when the database cannot be reached,
-  ``STORE`` when the tables are missing or at another version), so a load balancer stops sending
-  requests until the store is back, or drains a process a newer release has outgrown.
+* ``GET /readyz``: readiness. The store answers and this slotwise runs on its tables: at its
+  schema version, or newer ones still compatible with it (``SQLStore.check()``; any other store
+  answers a read): 200 as above, with ``schema`` (``code``, ``tables``, ``compatibleSince``) for
+  a SQL store, else 503 with the error body of what failed (``STORE-UNAVAILABLE`` when the
+  database cannot be reached, ``STORE`` when the tables are missing, older, or upgraded past
+  this slotwise), so a load balancer stops sending requests until the store is back, or drains
+  a process a newer release has outgrown.
 * ``GET /healthz``: the readiness probe under its first name (kept from 0.1).
 """
 
@@ -37,15 +39,23 @@ def probes(scheduler: Scheduler, offload: Offload) -> list[HTTPRouteHandler]:
     def ready() -> Response[Any]:
         store = scheduler.store
         check = getattr(store, "check", None)
+        content: dict[str, Any] = {"status": "ok", "version": VERSION}
         try:
             if callable(check):
-                check()
+                # SQLStore.check() returns its SchemaStatus: which versions meet (rolling upgrades).
+                status = check()
+                if status is not None:
+                    content["schema"] = {
+                        "code": status.code,
+                        "tables": status.tables,
+                        "compatibleSince": status.compatible_since,
+                    }
             else:
                 with store.read() as reader:
                     reader.get(Company, "-")
         except StoreError as error:
             return _answer(503, error.to_dict())
-        return Response(content={"status": "ok", "version": VERSION})
+        return Response(content=content)
 
     @get("/livez", sync_to_thread=False, security=[{}], tags=["service"])
     def livez() -> dict[str, str]:
@@ -54,7 +64,7 @@ def probes(scheduler: Scheduler, offload: Offload) -> list[HTTPRouteHandler]:
 
     @get("/readyz", security=[{}], tags=["service"])
     async def readyz() -> Response[Any]:
-        """Answer when the store answers and its tables are current; 503 otherwise (readiness)."""
+        """Answer when the store answers and its tables run this slotwise; 503 otherwise (readiness)."""
         return await offload.run(ready)
 
     @get("/healthz", security=[{}], tags=["service"])

@@ -21,5 +21,17 @@ from ._schema import metadata as metadata
 from ._store import POOL_MODES as POOL_MODES
 from ._store import PoolMode as PoolMode
 from ._store import SQLStore as SQLStore
+from ._versions import SchemaState as SchemaState
+from ._versions import SchemaStatus as SchemaStatus
+from ._versions import schema_status as schema_status
 
-__all__ = ["POOL_MODES", "SCHEMA_VERSION", "PoolMode", "SQLStore", "metadata"]
+__all__ = [
+    "POOL_MODES",
+    "SCHEMA_VERSION",
+    "PoolMode",
+    "SQLStore",
+    "SchemaState",
+    "SchemaStatus",
+    "metadata",
+    "schema_status",
+]

@@ -1,25 +1,21 @@
 """
-What running a ``SQLStore`` in production asks of it: the engine it makes from a URL, the pooler
-mode it sits behind, and the readiness check (``GET /readyz``).
+What running a ``SQLStore`` in production asks of it: the engine it makes from a URL and the
+pooler mode it sits behind (the readiness check, ``GET /readyz``, is ``_versions.check_tables``).
 """
 
 from __future__ import annotations
 
 from typing import Final, Literal
 
-from sqlalchemy import URL, Connection, Engine, create_engine, func, make_url, select
+from sqlalchemy import URL, Engine, create_engine, make_url
 
 from slotwise.errors import InvalidChoice, StoreError
-
-from ._dialects import Dialect
-from ._schema import SCHEMA_VERSION, schema_version
 
 __all__ = [
     "POOL_MODES",
     "PoolMode",
     "check_pool_mode",
     "check_sqlite_file",
-    "check_tables",
     "make_engine",
 ]
 
@@ -39,20 +35,6 @@ def check_pool_mode(pool_mode: str, backend: str | None = None) -> None:
         raise InvalidChoice(field="pool_mode", allowed=POOL_MODES, requested=pool_mode)
     if pool_mode == "transaction" and backend not in (None, "postgresql"):
         raise InvalidChoice(field="pool_mode", allowed=("session",), requested=pool_mode)
-
-
-def check_tables(conn: Connection, dialect: Dialect, where: str) -> None:
-    """Read the schema version on *conn* in a read transaction; refuse another one."""
-    try:
-        dialect.begin_read(conn)
-        version = conn.scalar(select(func.max(schema_version.c.version)))
-    except Exception as error:
-        raise dialect.translate(error, "checking its tables") from error
-    if version != SCHEMA_VERSION:
-        raise StoreError(
-            f"the slotwise tables in {where} are at schema version {version}, this "
-            f"slotwise needs {SCHEMA_VERSION}"
-        )
 
 
 def make_engine(url: URL | str, lock_timeout: float) -> Engine:

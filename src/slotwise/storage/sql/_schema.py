@@ -77,7 +77,7 @@ __all__ = [
     "spans",
 ]
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 """The layout this module creates; stored in ``slotwise_schema_version`` (see docs/sql.md)."""
 
 KEY_LENGTH = 255
@@ -352,9 +352,13 @@ schema_version = Table(
     "slotwise_schema_version",
     metadata,
     Column("version", Integer(), primary_key=True, autoincrement=False),
+    # Since version 8: the oldest layout version whose code can still run on these tables
+    # (rolling upgrades; NULL reads as ``version``: only code of that version).
+    Column("compatible_since", Integer(), nullable=True),
     **_TABLE_OPTIONS,
 )
-"""One row: the :data:`SCHEMA_VERSION` the tables were created with or upgraded to."""
+"""One row: the :data:`SCHEMA_VERSION` the tables were created with or upgraded to, and the
+oldest version whose code runs on them (``_versions.py``)."""
 
 outbox_sequence = Sequence("slotwise_outbox_sequence", start=1, metadata=metadata)
 """``next_sequence()`` on PostgreSQL and MariaDB: never rolled back, never reused."""

@@ -10,17 +10,7 @@ from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from sqlalchemy import (
-    URL,
-    Connection,
-    Engine,
-    func,
-    insert,
-    inspect,
-    make_url,
-    select,
-    update,
-)
+from sqlalchemy import URL, Connection, Engine, make_url
 from sqlalchemy.pool import AssertionPool, QueuePool, StaticPool
 
 from slotwise.errors import (
@@ -37,19 +27,12 @@ from ._operating import (
     PoolMode,
     check_pool_mode,
     check_sqlite_file,
-    check_tables,
     make_engine,
 )
 from ._replicas import ReplicaSet, open_replicas
 from ._replication import Replication
-from ._schema import (
-    SCHEMA_VERSION,
-    counters,
-    metadata,
-    schema_version,
-)
 from ._units import SQLReader
-from ._upgrades import UPGRADES
+from ._versions import SchemaStatus, check_tables, create_or_upgrade
 from ._writes import SQLTransaction
 
 __all__ = ["POOL_MODES", "PoolMode", "SQLStore"]
@@ -80,7 +63,8 @@ class SQLStore:
         schema: the PostgreSQL schema or MariaDB database holding the tables (``None``: the
             connection's default). Not available on SQLite: use another file.
         create: create missing tables (and *schema*) and upgrade older ones; with ``False``
-            the tables must exist at :data:`SCHEMA_VERSION`.
+            the tables must exist at :data:`SCHEMA_VERSION`, or at a later version that still
+            runs this slotwise (its ``compatible_since``; ``docs/sql.md``).
         lock_timeout: seconds to wait for a lock (SQLite busy timeout, PostgreSQL
             ``lock_timeout``, MariaDB ``FOR UPDATE WAIT``).
         idle_timeout: seconds a PostgreSQL unit of work may sit idle before the server ends it
@@ -100,9 +84,9 @@ class SQLStore:
 
     Raises:
         StoreUnavailable: when the database cannot be reached.
-        StoreError: for an unsupported database, an in-memory SQLite database, a schema of
-            another version (with *create* ``False``, or newer than this slotwise), or a
-            *schema* on SQLite.
+        StoreError: for an unsupported database, an in-memory SQLite database, tables of an
+            older version (with *create* ``False``) or of a newer one that no longer runs this
+            slotwise (naming both versions), or a *schema* on SQLite.
         InconsistentFields: naming ``replicas``, when replicas are given on SQLite, or a
             replica is on another database than the store.
         OutOfRange: for a *max_lag* or *replica_retry* below 0.
@@ -112,6 +96,8 @@ class SQLStore:
     .. versionadded:: 0.1
     .. versionchanged:: 0.1
        *replicas*, *max_lag*, *replica_retry* and *pool_mode* (decision 50).
+    .. versionchanged:: 0.1
+       Opens newer tables whose ``compatible_since`` is at most :data:`SCHEMA_VERSION`.
     """
 
     def __init__(
@@ -247,14 +233,16 @@ class SQLStore:
         for engine in self._owned_replicas:
             engine.dispose()
 
-    def check(self) -> None:
+    def check(self) -> SchemaStatus:
         """
-        Check that the database answers and its tables are at :data:`SCHEMA_VERSION`: raise
-        ``StoreUnavailable`` or ``StoreError`` otherwise (``GET /readyz``). .. versionadded:: 0.1
+        Check that the database answers and this slotwise runs on its tables (at
+        :data:`SCHEMA_VERSION`, or newer and compatible since it or before); return the versions.
+        Raise ``StoreUnavailable`` or ``StoreError`` (naming the versions) otherwise
+        (``GET /readyz``). .. versionadded:: 0.1
         """
         conn = self._connect(self._dialect.read_options(), "checking its tables")
         try:
-            check_tables(conn, self._dialect, repr(self))
+            return check_tables(conn, self._dialect, repr(self))
         finally:
             self._abandon(conn)
             conn.close()
@@ -454,7 +442,13 @@ class SQLStore:
             with self._dialect.schema_guard(conn):
                 if self._schema is not None and create:
                     self._dialect.create_schema(conn, self._schema)
-                self._create_or_upgrade(conn, create=create)
+                create_or_upgrade(
+                    conn,
+                    self._dialect,
+                    self._schema,
+                    create=create,
+                    where=repr(self),
+                )
         except SlotwiseError:
             raise
         except Exception as error:
@@ -462,32 +456,3 @@ class SQLStore:
         finally:
             self._abandon(conn)
             conn.close()
-
-    def _create_or_upgrade(self, conn: Connection, *, create: bool) -> None:
-        version: int | None = None
-        if inspect(conn).has_table(schema_version.name, schema=self._schema):
-            version = conn.scalar(select(func.max(schema_version.c.version)))
-        where = f"the slotwise tables in {self!r}"
-        if version is None:
-            if not create:
-                raise StoreError(f"{where} do not exist; open the store with create=True")
-            metadata.create_all(conn, checkfirst=True)
-            self._dialect.insert_ignoring_duplicates(
-                conn, counters, [{"name": "outbox", "value": 0}]
-            )
-            conn.execute(insert(schema_version).values(version=SCHEMA_VERSION))
-            return
-        if version > SCHEMA_VERSION:
-            raise StoreError(
-                f"{where} are at schema version {version}; this slotwise knows up to "
-                f"{SCHEMA_VERSION}: upgrade slotwise"
-            )
-        if version < SCHEMA_VERSION:
-            if not create:
-                raise StoreError(
-                    f"{where} are at schema version {version}, this slotwise needs "
-                    f"{SCHEMA_VERSION}: open the store once with create=True to upgrade them"
-                )
-            for step in range(version, SCHEMA_VERSION):
-                UPGRADES[step](conn, self._schema)
-                conn.execute(update(schema_version).values(version=step + 1))

@@ -4,6 +4,8 @@ Schema upgrades: one step per version, ``UPGRADES[n]`` moving the tables from *n
 ``SQLStore`` runs the missing steps when opened with ``create=True`` (see docs/sql.md, "Schema
 version and upgrades"), under the schema lock, and records each new version. MariaDB commits DDL
 implicitly, so every step checks what is already there and can run again after an interruption.
+Each step says whether it breaks the code of the version before it (``Step.breaking``): that
+decides which releases may run side by side on the upgraded tables (``_versions.py``).
 """
 
 from __future__ import annotations
@@ -19,12 +21,32 @@ from sqlalchemy.schema import CreateColumn
 from slotwise.model import ApiToken, Appointment, OutboxEvent, QueuedReminder, Service
 
 from ._codec import decode, encode
-from ._schema import RECORD_TABLES, configuration_versions, record_values, spans
+from ._schema import RECORD_TABLES, configuration_versions, record_values, schema_version, spans
 
-__all__ = ["UPGRADES", "Upgrade", "event_location"]
+__all__ = ["UPGRADES", "Step", "Upgrade", "event_location"]
 
 Upgrade = Callable[[Connection, str | None], None]
 """One step: the connection (schema lock held, schema translation on) and the store's schema."""
+
+
+@attrs.frozen
+class Step:
+    """
+    One upgrade step and what it does to code of the version before it.
+
+    An additive step (a new table, a new nullable or defaulted column, a new index, rows no
+    older code reads) leaves that code able to run: ``breaking=False``. A step after which older
+    code would write rows the new code misreads, or fail on the new layout, is ``breaking``:
+    the tables then run only code of the step's own version or later.
+    """
+
+    run: Upgrade
+    breaking: bool
+
+    def __call__(self, conn: Connection, schema: str | None) -> None:
+        """Run the step on *conn*."""
+        self.run(conn, schema)
+
 
 _BATCH = 500
 
@@ -218,14 +240,31 @@ def _version_6_to_7(conn: Connection, schema: str | None) -> None:
     configuration_versions.create(conn, checkfirst=True)
 
 
+def _version_7_to_8(conn: Connection, schema: str | None) -> None:
+    """
+    Rolling upgrades: ``slotwise_schema_version.compatible_since``, the oldest version whose
+    code runs on the tables (the upgrade loop fills it in after the step).
+    """
+    _add_column(conn, schema_version, "compatible_since", schema)
+
+
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
-UPGRADES: dict[int, Upgrade] = {
-    1: _version_1_to_2,
-    2: _version_2_to_3,
-    3: _version_3_to_4,
-    4: _version_4_to_5,
-    5: _version_5_to_6,
-    6: _version_6_to_7,
+# Why each step breaks older code, or not:
+# 1 -> 2: older code writes events without location_id, which the location feeds miss.
+# 2 -> 3: a new table only.
+# 3 -> 4: older code writes undelivered events without `due`: the worker never claims them.
+# 4 -> 5: older code writes appointments and events without the list columns.
+# 5 -> 6: older code writes services without raising the padding span.
+# 6 -> 7: older code writes configuration without raising its version (decision 49).
+# 7 -> 8: a new nullable column only (code at 7 still refuses the tables: it predates the rule).
+UPGRADES: dict[int, Step] = {
+    1: Step(_version_1_to_2, breaking=True),
+    2: Step(_version_2_to_3, breaking=False),
+    3: Step(_version_3_to_4, breaking=True),
+    4: Step(_version_4_to_5, breaking=True),
+    5: Step(_version_5_to_6, breaking=True),
+    6: Step(_version_6_to_7, breaking=True),
+    7: Step(_version_7_to_8, breaking=False),
 }
 """``UPGRADES[n]`` moves a schema from version *n* to *n* + 1."""
