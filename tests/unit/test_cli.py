@@ -244,3 +244,82 @@ def test_serve_refuses_no_threads(capsys):
 
     assert 2 == status
     assert "threads" in capsys.readouterr().err
+
+
+def _status_lines(tables: str, since: str, state: str) -> str:
+    """What ``slotwise schema status`` prints for this slotwise (schema version 8)."""
+    return (
+        f"code:             8\ntables:           {tables}\n"
+        f"compatible since: {since}\nstate:            {state}\n"
+    )
+
+
+class TestSchemaCommands:
+    """``slotwise schema status`` and ``upgrade`` on a SQLite file; ``--no-create`` refusals."""
+
+    def test_status_and_upgrade_from_nothing(self, tmp_path: Path):
+        """status: missing (exit 1); upgrade creates; status: current; upgrade again: nothing."""
+        url = f"sqlite:///{tmp_path / 'new.db'}"
+
+        before = _run("schema", "status", "--db", url)
+        created = _run("schema", "upgrade", "--db", url)
+        after = _run("schema", "status", "--db", url)
+        again = _run("schema", "upgrade", "--db", url)
+
+        assert [
+            (1, _status_lines("none", "-", "missing (create them: slotwise schema upgrade)")),
+            (0, "created the tables at schema version 8, compatible since 8\n"),
+            (0, _status_lines("8", "8", "current")),
+            (0, "nothing to do: the tables are at schema version 8, compatible since 8\n"),
+        ] == [before, created, after, again]
+
+    def test_upgrade_from_7_says_what_it_did(self, tmp_path: Path):
+        """Tables at 7: status says older and what the upgrade leaves; upgrade runs the step."""
+        from sqlalchemy import text
+
+        url = f"sqlite:///{tmp_path / 'old.db'}"
+        SQLStore(url).close()
+        store = SQLStore(url)
+        with store.engine.begin() as conn:
+            conn.execute(text("ALTER TABLE slotwise_schema_version DROP COLUMN compatible_since"))
+            conn.execute(text("UPDATE slotwise_schema_version SET version = 7"))
+        store.close()
+
+        older = _run("schema", "status", "--db", url)
+        upgraded = _run("schema", "upgrade", "--db", url)
+
+        state = (
+            "older (upgrade them: slotwise schema upgrade; upgraded, they run slotwise of "
+            "schema version 8 or later)"
+        )
+        assert (1, _status_lines("7", "7", state)) == older
+        assert (
+            0,
+            "upgraded the tables from schema version 7 to schema version 8, compatible since 8\n",
+        ) == upgraded
+
+    def test_serve_with_no_create_refuses_missing_tables(self, tmp_path, monkeypatch, capsys):
+        """serve --no-create on a database without tables exits 2 before serving, naming the fix."""
+        for name in ("DB", "POOL_MODE", "LOG_LEVEL", "LOG_FORMAT", "THREADS", "WITH_WORKER"):
+            monkeypatch.delenv(f"SLOTWISE_{name}", raising=False)
+        for name in ("ALLOW_LOCAL_WEBHOOKS", "MAX_BODY_SIZE", "CREATE"):
+            monkeypatch.delenv(f"SLOTWISE_{name}", raising=False)
+        url = f"sqlite:///{tmp_path / 'none.db'}"
+
+        status, _ = _run("serve", "--db", url, "--no-create")
+
+        assert 2 == status
+        assert "do not exist; run `slotwise schema upgrade`" in capsys.readouterr().err
+
+    def test_the_served_app_reads_slotwise_create(self, tmp_path, monkeypatch):
+        """Each server process's app (app_from_environment) honours SLOTWISE_CREATE=0."""
+        pytest.importorskip("litestar")
+        from slotwise.errors import StoreError
+        from slotwise.http import app_from_environment
+
+        monkeypatch.setenv("SLOTWISE_DB", f"sqlite:///{tmp_path / 'none.db'}")
+        monkeypatch.setenv("SLOTWISE_CREATE", "0")
+        monkeypatch.delenv("SLOTWISE_LOG_LEVEL", raising=False)
+
+        with pytest.raises(StoreError, match="do not exist"):
+            app_from_environment()
