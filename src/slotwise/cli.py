@@ -15,16 +15,17 @@ The ``slotwise`` command line (also ``python -m slotwise``)::
 
 ``serve`` runs the HTTP interface (the ``http`` extra) with uvicorn on a SQL database, by default
 the SQLite file ``./slotwise.db``; like ``worker`` it creates or upgrades the tables on start
-unless ``--no-create``. ``schema status`` prints this slotwise's schema version beside the tables'
-(exit status 1 when it cannot run on them); ``schema upgrade`` creates or upgrades the tables
-(``docs/sql.md``, "Schema version and upgrades"). ``demo`` creates a small business (Acme Spa) and prints its ids
-and a token: into ``--db`` to serve it, or in memory to print a week of its availability.
+unless ``--no-create``. ``schema status`` prints this slotwise's schema version beside the
+tables' (exit status 1 when it cannot run on them); ``schema upgrade`` creates or upgrades the
+tables (``docs/sql.md``, "Schema version and upgrades"). ``demo`` creates a small business (Acme
+Spa) and prints its ids and a token: into ``--db`` to serve it, or in memory to print a week of
+its availability.
 
 ``--db`` takes a SQLAlchemy URL (``sqlite:///slotwise.db``, ``postgresql+psycopg://...``,
 ``mysql+pymysql://...``; the ``sql`` extra and a driver must be installed); ``--pool-mode
 transaction`` runs it behind PgBouncer in transaction pooling mode (``docs/sql.md``). Every option
-of ``serve`` and ``worker``, and ``--db``, ``--pool-mode`` and ``--schema`` everywhere, may be set in the
-environment instead (``SLOTWISE_DB``, ``SLOTWISE_PORT``, ``SLOTWISE_ALLOW_LOCAL_WEBHOOKS``...): the
+of ``serve`` and ``worker``, and ``--db``, ``--pool-mode`` and ``--schema`` everywhere, may be set
+in the environment instead (``SLOTWISE_DB``, ``SLOTWISE_PORT``, ``SLOTWISE_CREATE=0``...): the
 command line beats the environment, which beats the default (``slotwise._settings``). A token is
 printed once, when it is created: the database keeps only its SHA-256. A refused command prints
 ``slotwise: error: ...`` and exits with 2.

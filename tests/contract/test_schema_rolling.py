@@ -103,10 +103,9 @@ def _later_release(*, breaking: bool) -> Iterator[None]:
 
 
 def _reopen(store: SQLStore, **options: Any) -> SQLStore:
-    """Open another SQLStore on *store*'s tables, as another process would."""
-    if store.schema is None:
-        return SQLStore(store.engine.url, **options)
-    return SQLStore(store.engine, schema=store.schema, **options)
+    """Open another SQLStore on *store*'s tables with an engine of its own, as another process."""
+    url = store.engine.url.render_as_string(hide_password=False)
+    return SQLStore(url, schema=store.schema, **options)
 
 
 def _url(store: SQLStore) -> list[str]:

@@ -186,7 +186,7 @@ def schema_status(
     """
     Return this slotwise's schema version beside the tables' at *engine_or_url*, changing nothing.
 
-    Unlike opening a :class:`SQLStore`, this never refuses tables of another version: it says
+    Unlike opening a :class:`~slotwise.storage.sql.SQLStore`, this never refuses tables of another version: it says
     where they stand (``SchemaStatus.state``), as ``slotwise schema status`` prints.
 
     Args:
