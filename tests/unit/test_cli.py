@@ -300,10 +300,12 @@ class TestSchemaCommands:
 
     def test_serve_with_no_create_refuses_missing_tables(self, tmp_path, monkeypatch, capsys):
         """serve --no-create on a database without tables exits 2 before serving, naming the fix."""
+        # serve hands its settings to its server processes in os.environ: set (empty, which
+        # reads as unset) through monkeypatch, so that they are removed again afterwards.
         for name in ("DB", "POOL_MODE", "LOG_LEVEL", "LOG_FORMAT", "THREADS", "WITH_WORKER"):
-            monkeypatch.delenv(f"SLOTWISE_{name}", raising=False)
+            monkeypatch.setenv(f"SLOTWISE_{name}", "")
         for name in ("ALLOW_LOCAL_WEBHOOKS", "MAX_BODY_SIZE", "CREATE"):
-            monkeypatch.delenv(f"SLOTWISE_{name}", raising=False)
+            monkeypatch.setenv(f"SLOTWISE_{name}", "")
         url = f"sqlite:///{tmp_path / 'none.db'}"
 
         status, _ = _run("serve", "--db", url, "--no-create")
@@ -319,7 +321,7 @@ class TestSchemaCommands:
 
         monkeypatch.setenv("SLOTWISE_DB", f"sqlite:///{tmp_path / 'none.db'}")
         monkeypatch.setenv("SLOTWISE_CREATE", "0")
-        monkeypatch.delenv("SLOTWISE_LOG_LEVEL", raising=False)
+        monkeypatch.setenv("SLOTWISE_LOG_LEVEL", "")
 
         with pytest.raises(StoreError, match="do not exist"):
             app_from_environment()
