@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal, Required, TypedDict, Unpack
+from typing import Any, Required, TypedDict, Unpack
 
 import attrs
 
-from slotwise._time import available_zone_names, utc_offset_minutes, zone
 from slotwise.errors import (
     FieldRequired,
-    InvalidChoice,
     InvalidFormat,
     InvalidReference,
 )
@@ -37,12 +35,13 @@ from slotwise.model import (
 )
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
-from slotwise.paging import DEFAULT_LIMIT, AllPages, Page, paginate
+from slotwise.paging import AllPages
 from slotwise.storage.protocol import Reader, Transaction
 
 from ._resource_access import resource_event
 from .resource_calendars import ResourceCalendarOperations
 from .resource_hours import ResourceHoursOperations
+from .resource_reads import ResourceReadOperations, ResourceSortOrder
 
 __all__ = [
     "ResourceChanges",
@@ -50,11 +49,6 @@ __all__ = [
     "ResourceOperations",
     "ResourceSortOrder",
 ]
-
-ResourceSortOrder = Literal["sort_key", "name"]
-"""Order of resource lists: ``sort_key`` (then name, decision 31) or ``name``."""
-
-_SORT_ORDERS: tuple[str, ...] = ("sort_key", "name")
 
 
 class _ResourceCommon(TypedDict, total=False):
@@ -102,13 +96,17 @@ class ResourceChanges(_ResourceCommon, total=False):
 @operations
 @attrs.frozen
 class ResourceOperations(
-    ResourceHoursOperations, ResourceCalendarOperations, AllPages[ResourceConsumerView]
+    ResourceReadOperations,
+    ResourceHoursOperations,
+    ResourceCalendarOperations,
+    AllPages[ResourceConsumerView],
 ):
     """
     Resources of the principal's locations.
 
-    Their weekly hours, blocks and allocations are in :mod:`.resource_hours`, the connection of
-    their external calendars in :mod:`.resource_calendars`; both are part of this class.
+    Their reads are in :mod:`.resource_reads`, their weekly hours, blocks and allocations in
+    :mod:`.resource_hours`, the connection of their external calendars in
+    :mod:`.resource_calendars`; all are part of this class.
 
     .. versionadded:: 0.1
     """
@@ -259,150 +257,7 @@ class ResourceOperations(
             resource_event(ctx, tx, recovered, Trigger.RESOURCE_UPDATED)
         return recovered
 
-    # -- reads ----------------------------------------------------------------------------------
-
-    def get(self, resource_id: str, /) -> Resource:
-        """
-        Return the setup view of a resource, deleted or not.
-
-        Raises:
-            NotFound: when no resource has *resource_id*.
-            Unauthorized: when it is another company's or at a location outside the principal's set.
-        """
-        with self._ctx.store.read() as reader:
-            return self._ctx.owned(reader, Resource, resource_id, field="resource_id")
-
-    def get_consumer(self, resource_id: str, /) -> ResourceConsumerView:
-        """
-        Return the consumer view of a resource (spec: GET /consumer/v1/resources/{id}).
-
-        ``timezone_offset`` is the resource zone's offset from UTC, in minutes, now.
-
-        Raises:
-            NotFound, Unauthorized: as :meth:`get`.
-        """
-        return self._consumer_view(self.get(resource_id))
-
-    def list(
-        self,
-        *,
-        location_id: str | None = None,
-        resource_group_id: str | None = None,
-        email: str | None = None,
-        name: str | None = None,
-        sort_order: ResourceSortOrder = "sort_key",
-        include_deleted: bool = False,
-        offset: int = 0,
-        limit: int = DEFAULT_LIMIT,
-    ) -> Page[ResourceConsumerView]:
-        """
-        List the resources of a location, as consumer views (spec: GET /consumer/v1/resources).
-
-        Args:
-            location_id: the location; ``None`` means the primary location (spec: Endpoints,
-                "locationId filters default to the first business location").
-            resource_group_id: keeps the members of this resource group.
-            email: keeps resources with this e-mail address, ignoring case.
-            name: keeps resources whose name contains it, ignoring case.
-            sort_order: ``"sort_key"`` orders by ``options.sort_key`` then name (decision 31);
-                ``"name"`` by name. Names compare ignoring case; ties keep creation order.
-            include_deleted: also list soft-deleted resources.
-
-        Raises:
-            InvalidChoice: when ``sort_order`` is neither ``"sort_key"`` nor ``"name"``.
-            NotFound, Unauthorized: when the location or group is unknown or not the principal's.
-            OutOfRange: for an invalid ``offset`` or ``limit`` (decision 31).
-        """
-        resources = self._select(
-            location_id, resource_group_id, email, name, sort_order, include_deleted
-        )
-        views = [self._consumer_view(resource) for resource in resources]
-        return paginate(views, url="/consumer/v1/resources", offset=offset, limit=limit)
-
-    def list_setup(
-        self,
-        *,
-        location_id: str | None = None,
-        resource_group_id: str | None = None,
-        email: str | None = None,
-        name: str | None = None,
-        sort_order: ResourceSortOrder = "sort_key",
-        include_deleted: bool = False,
-        offset: int = 0,
-        limit: int = DEFAULT_LIMIT,
-    ) -> Page[Resource]:
-        """List resources as setup views; filters and order as :meth:`list`."""
-        resources = self._select(
-            location_id, resource_group_id, email, name, sort_order, include_deleted
-        )
-        return paginate(resources, url="/setup/v1/resources", offset=offset, limit=limit)
-
-    def _select(
-        self,
-        location_id: str | None,
-        resource_group_id: str | None,
-        email: str | None,
-        name: str | None,
-        sort_order: str,
-        include_deleted: bool,
-    ) -> builtins.list[Resource]:
-        if sort_order not in _SORT_ORDERS:
-            raise InvalidChoice(field="sort_order", allowed=_SORT_ORDERS, requested=sort_order)
-        ctx = self._ctx
-        with ctx.store.read() as reader:
-            location = ctx.location(reader, location_id)
-            if resource_group_id is not None:
-                ctx.owned(reader, ResourceGroup, resource_group_id, field="resource_group_id")
-            resources = reader.find(Resource, company_id=ctx.company_id, location_id=location.id)
-        if not include_deleted:
-            resources = [r for r in resources if not r.deleted]
-        if resource_group_id is not None:
-            resources = [r for r in resources if r.group_id == resource_group_id]
-        if email is not None:
-            wanted = email.casefold()
-            resources = [r for r in resources if (r.email or "").casefold() == wanted]
-        if name is not None:
-            needle = name.casefold()
-            resources = [r for r in resources if needle in r.name.casefold()]
-        if sort_order == "name":
-            resources.sort(key=lambda r: r.name.casefold())
-        else:
-            resources.sort(key=lambda r: (r.options.sort_key, r.name.casefold()))
-        return resources
-
-    def _consumer_view(self, resource: Resource) -> ResourceConsumerView:
-        offset = utc_offset_minutes(self._ctx.clock.now(), zone(resource.timezone))
-        return resource.consumer_view(timezone_offset=offset)
-
-    def timezones(self) -> builtins.list[str]:
-        """Return every IANA zone name a resource may use, sorted (spec: GET /setup/v1/resources/timezones)."""
-        return available_zone_names()
-
     # -- linked services ------------------------------------------------------------------------
-
-    def services(
-        self, resource_id: str, /, *, offset: int = 0, limit: int = DEFAULT_LIMIT
-    ) -> Page[Service]:
-        """
-        List the services explicitly linked to a resource, in link order.
-
-        Spec: GET /consumer/v1/resources/{id}/services. A resource with no links takes every
-        service but lists none here. Links to services that no longer exist are skipped.
-        """
-        ctx = self._ctx
-        with ctx.store.read() as reader:
-            resource = ctx.owned(reader, Resource, resource_id, field="resource_id")
-            services = [
-                service
-                for service in (reader.get(Service, sid) for sid in resource.linked_service_ids)
-                if service is not None
-            ]
-        return paginate(
-            services,
-            url=f"/consumer/v1/resources/{resource.id}/services",
-            offset=offset,
-            limit=limit,
-        )
 
     def link_services(self, resource_id: str, /, service_ids: Iterable[str]) -> Resource:
         """
