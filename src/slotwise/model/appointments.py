@@ -7,7 +7,7 @@ Instants are stored in UTC. How appointments move between statuses is ``slotwise
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import attrs
@@ -27,6 +27,7 @@ from ._checks import (
     to_enum,
 )
 from ._enum import SpecEnum
+from ._shared import shared
 from .customers import check_custom_fields
 
 __all__ = ["ACTIVE_STATUSES", "Appointment", "AppointmentStatus", "FieldValue"]
@@ -73,11 +74,20 @@ def _to_status(value: object) -> AppointmentStatus:
 
 
 def _to_resource_ids(value: Iterable[str]) -> tuple[str, ...]:
-    return str_tuple(value, field="resource_ids")
+    # One tuple for every appointment of the same resources (memory per stored appointment).
+    return shared(str_tuple(value, field="resource_ids"))
 
 
 def _field_values(values: Iterable[FieldValue]) -> tuple[FieldValue, ...]:
     return tuple(values)
+
+
+def _shared_instant(value: Any) -> Any:
+    # Appointments start and end on their services' grid: equal instants share one object
+    # (memory per stored appointment), from the first equal one seen.
+    utc = as_utc(value)
+    # Only a UTC instant (anything else is refused by the validator, and may not even hash).
+    return shared(utc) if isinstance(utc, datetime) and utc.tzinfo is UTC else utc
 
 
 def _check_span(instance: Appointment, _attribute: Any, _value: Any) -> None:
@@ -109,8 +119,8 @@ class Appointment:
     resource_ids: tuple[str, ...] = attrs.field(default=(), converter=_to_resource_ids)
     customer_id: str | None = None
     status: AppointmentStatus = attrs.field(converter=_to_status)
-    start: datetime = attrs.field(converter=as_utc, validator=check_aware)
-    end: datetime = attrs.field(converter=as_utc, validator=[check_aware, _check_span])
+    start: datetime = attrs.field(converter=_shared_instant, validator=check_aware)
+    end: datetime = attrs.field(converter=_shared_instant, validator=[check_aware, _check_span])
     group_size: int = attrs.field(default=1, validator=check_int(low=1, high=10_000))
     created_at: datetime = attrs.field(converter=as_utc, validator=check_aware)
     hold_expires_at: datetime | None = attrs.field(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
@@ -24,7 +24,7 @@ from ._checks import (
     to_enum,
 )
 from ._enum import SpecEnum
-from ._frozen import freeze_json
+from ._frozen import FrozenJSON, freeze_json
 from .company import Address
 
 __all__ = [
@@ -39,6 +39,8 @@ __all__ = [
 ]
 
 CUSTOM_FIELD_KEYS = tuple(f"field{number}" for number in range(1, 11))
+_NO_CUSTOM_FIELDS: Final = FrozenJSON()
+"""Shared by every record without custom fields (read-only, so one is enough)."""
 """The keys of an appointment's ``customFields``: field1 .. field10."""
 
 
@@ -60,6 +62,10 @@ def check_custom_fields(values: Mapping[str, str]) -> Mapping[str, str]:
                 expected="a string of at most 4000 characters",
                 value=value,
             )
+    if not values:
+        return _NO_CUSTOM_FIELDS
+    if type(values) is FrozenJSON:
+        return values  # read-only already (a record's own, evolved): kept, not copied
     # FrozenJSON, not MappingProxyType: read-only and still picklable and deep-copyable.
     frozen: Mapping[str, str] = freeze_json(dict(values), field="custom_fields")
     return frozen

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import bisect
 import enum
-import heapq
 import itertools
 from collections.abc import Collection
 from datetime import datetime, timedelta
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 import attrs
 
@@ -33,15 +32,17 @@ from slotwise.storage.configuration import CONFIGURATION_KINDS
 from slotwise.storage.listing import ListQuery, fold
 from slotwise.storage.protocol import R
 
+from ._memory_indexes import CreationList, FeedIndex, StartIndex
+
 __all__ = ["MemoryTables"]
 
 _Window = Block | Allocation
 _NO_PADDING = timedelta(0)
-K = TypeVar("K", bound=tuple[Any, ...])
-# A list index: (kind, company id, field, value) -> sorted [(creation sequence, id)]; field None
-# (and value None) is the company's whole list.
+# A list index: (kind, company id, field, value) -> ids in creation order; field None (and value
+# None) is the company's whole list.
 _ListKey = tuple[type[Any], str, str | None, object]
-_EMPTY: list[tuple[int, str]] = []
+_EMPTY: list[str] = []
+_NO_STARTS = StartIndex()
 
 
 _INDEXED_EQUAL: dict[type[Any], tuple[str, ...]] = {
@@ -66,21 +67,34 @@ def _value(record: Any, name: str) -> object:
     return found.value if isinstance(found, enum.Enum) else found
 
 
-def _list_keys(record: Any) -> set[tuple[str | None, object]]:
-    """Return the (field, value) list indexes *record* belongs to (see ``ListQuery``)."""
-    kind = type(record)
-    keys: set[tuple[str | None, object]] = {(None, None)}
-    if kind in _LOCATED:
-        keys.add(("location_id", record.location_id))
-    for name in _INDEXED_EQUAL.get(kind, ()):
-        keys.add((name, _value(record, name)))
-    for name in _INDEXED_CONTAINS.get(kind, ()):
-        for member in getattr(record, name):
-            keys.add((name, member))
-    for name in _INDEXED_FOLDED.get(kind, ()):
+_PLANS: dict[type[Any], tuple[bool, tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    kind: (
+        kind in _LOCATED,
+        _INDEXED_EQUAL.get(kind, ()),
+        _INDEXED_CONTAINS.get(kind, ()),
+        _INDEXED_FOLDED.get(kind, ()),
+    )
+    for kind in RECORD_KINDS
+}
+"""Each kind's list indexes (located, equal, contains, folded), looked up once per record."""
+
+
+def _list_keys(record: Any) -> list[tuple[str | None, object]]:
+    """Return the (field, value) list indexes *record* belongs to, once each (``ListQuery``)."""
+    located, equal, contains, folded = _PLANS[type(record)]
+    keys: list[tuple[str | None, object]] = [(None, None)]
+    if located:
+        keys.append(("location_id", record.location_id))
+    for name in equal:
+        keys.append((name, _value(record, name)))
+    for name in contains:
+        members = getattr(record, name)
+        # Only a record naming a member twice repeats a key (every other key has its own name).
+        keys.extend((name, member) for member in dict.fromkeys(members))
+    for name in folded:
         text = getattr(record, name)
         if text is not None:
-            keys.add((name, fold(text)))
+            keys.append((name, fold(text)))
     return keys
 
 
@@ -112,73 +126,6 @@ def _query_keys(kind: type[Any], query: ListQuery) -> tuple[list[tuple[str | Non
     return keys or [(None, None)], exact
 
 
-class _FeedIndex(Generic[K]):
-    """
-    Sorted keys per (company, location), so "the first *limit* of some locations" costs
-    O(locations + limit log locations), whatever the other locations hold.
-    """
-
-    def __init__(self) -> None:
-        self._lists: dict[tuple[str, str | None], list[K]] = {}
-        # company id -> the location ids (None: company-wide) it has keys under
-        self._locations: dict[str, set[str | None]] = {}
-
-    def add(self, company_id: str, location_id: str | None, key: K) -> None:
-        entries = self._lists.get((company_id, location_id))
-        if entries is None:
-            entries = self._lists[(company_id, location_id)] = []
-            self._locations.setdefault(company_id, set()).add(location_id)
-        bisect.insort(entries, key)
-
-    def discard(self, company_id: str, location_id: str | None, key: K) -> None:
-        entries = self._lists.get((company_id, location_id))
-        if entries is None:
-            return
-        index = bisect.bisect_left(entries, key)
-        if index < len(entries) and entries[index] == key:
-            del entries[index]
-
-    def first(
-        self,
-        company_id: str | None,
-        location_ids: Collection[str] | None,
-        limit: int,
-        *,
-        upto: object = None,
-    ) -> list[K]:
-        """
-        Return up to *limit* keys in order; with *upto*, only keys whose first part <= it.
-
-        *location_ids* ``None`` takes every location and the company-wide keys; a collection
-        only the keys of those locations.
-        """
-        merged = heapq.merge(*self._sources(company_id, location_ids))
-        found: list[K] = []
-        for key in merged:
-            if len(found) >= limit or (upto is not None and key[0] > upto):
-                break
-            found.append(key)
-        return found
-
-    def _sources(
-        self, company_id: str | None, location_ids: Collection[str] | None
-    ) -> list[list[K]]:
-        if company_id is None:
-            if location_ids is None:
-                return list(self._lists.values())
-            wanted = set(location_ids)
-            return [entries for (_, loc), entries in self._lists.items() if loc in wanted]
-        if location_ids is None:
-            places: Collection[str | None] = self._locations.get(company_id, ())
-        else:
-            places = set(location_ids)
-        return [
-            entries
-            for place in places
-            if (entries := self._lists.get((company_id, place))) is not None
-        ]
-
-
 def _check_limit(limit: int) -> None:
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
         raise OutOfRange(field="limit", allowed="at least 1", requested=limit)
@@ -197,30 +144,27 @@ class MemoryTables:
         # indexes and puts a record whose delete is rolled back back in its place.
         self._created: dict[type[Any], dict[str, int]] = {kind: {} for kind in RECORD_KINDS}
         self._creation = itertools.count()
-        # resource id -> sorted [(start, id)], and the longest appointment seen for it, so an
-        # overlap query can start its bisection at (range start - longest).
-        self._by_resource: dict[str, list[tuple[datetime, str]]] = {}
-        self._longest: dict[str, timedelta] = {}
-        self._by_location: dict[str, list[tuple[datetime, str]]] = {}
-        self._longest_at_location: dict[str, timedelta] = {}
+        # resource id / location id -> its appointments by (start, id)
+        self._by_resource: dict[str, StartIndex] = {}
+        self._by_location: dict[str, StartIndex] = {}
         # company id -> the largest padding any of its services has had: an appointment occupies
         # [start, end + its service's padding), so an occupancy read starts this much earlier.
         # It only grows (a padding lowered later leaves a looser bound, never a wrong one).
         self._padding_bound: dict[str, timedelta] = {}
-        # (kind, parent id) -> {record id: creation sequence number}: blocks and allocations by
-        # target, appointments by customer, reminders and audit entries by appointment.
-        self._children: dict[tuple[type[Any], str], dict[str, int]] = {}
+        # (kind, parent id) -> record ids in creation order: blocks and allocations by target,
+        # appointments by customer, reminders and audit entries by appointment.
+        self._children: dict[tuple[type[Any], str], list[str]] = {}
         self._idempotency: dict[tuple[str, str], str] = {}
         # (company id, folded e-mail) -> {customer id: creation sequence number}
         self._emails: dict[tuple[str, str], dict[str, int]] = {}
         self._tokens: dict[str, str] = {}  # token hash -> token id
-        self._holds: _FeedIndex[tuple[datetime, str]] = _FeedIndex()
-        self._undelivered: _FeedIndex[tuple[int, str]] = _FeedIndex()
+        self._holds: FeedIndex[tuple[datetime, str]] = FeedIndex()
+        self._undelivered: FeedIndex[tuple[int, str]] = FeedIndex()
         # Events to deliver, every company's, by (due_at, sequence, id): claims read its head.
         self._due: list[tuple[datetime, int, str]] = []
-        self._unsent: _FeedIndex[tuple[datetime, str]] = _FeedIndex()
+        self._unsent: FeedIndex[tuple[datetime, str]] = FeedIndex()
         self._event_sequence = itertools.count(1)
-        self._lists: dict[_ListKey, list[tuple[int, str]]] = {}
+        self._lists: dict[_ListKey, list[str]] = {}
         # company id -> its configuration version (decision 49): drawn from one counter that a
         # rollback never rewinds, so a version is never reused for other contents.
         self._configuration_versions: dict[str, int] = {}
@@ -249,14 +193,14 @@ class MemoryTables:
             sequence = self._created[kind][record.id]
             # An update moves the record only between the list indexes whose value changed
             # (all of them when its company changed: every index is per company).
-            old_keys, new_keys = _list_keys(old), _list_keys(record)
+            old_keys, new_keys = set(_list_keys(old)), set(_list_keys(record))
             if old.company_id == record.company_id:
                 old_keys, new_keys = old_keys - new_keys, new_keys - old_keys
-            self._relist(old, sequence, leave=old_keys)
-            self._relist(record, sequence, join=new_keys)
+            self._relist(old, leave=old_keys)
+            self._relist(record, join=new_keys)
         else:
             sequence = self._created[kind][record.id] = next(self._creation)
-            self._relist(record, sequence, join=_list_keys(record))
+            self._list_new(record)
         table[record.id] = record
         self._index(record, sequence)
 
@@ -264,41 +208,49 @@ class MemoryTables:
         record = self._table(kind).pop(record_id)
         self._configuration_changed(record)
         self._unindex(record)
-        sequence = self._created[kind].pop(record_id)
-        self._relist(record, sequence, leave=_list_keys(record))
-        return record, sequence
+        self._relist(record, leave=_list_keys(record))
+        return record, self._created[kind].pop(record_id)
+
+    def _list_new(self, record: Record) -> None:
+        """Append a new record to its lists: the newest of each (no bisection)."""
+        kind, company_id, record_id = type(record), record.company_id, record.id
+        lists = self._lists
+        for name, value in _list_keys(record):
+            key = (kind, company_id, name, value)
+            entries = lists.get(key)
+            if entries is None:
+                lists[key] = [record_id]
+            else:
+                entries.append(record_id)
 
     def _relist(
         self,
         record: Record,
-        sequence: int,
         *,
         join: Collection[tuple[str | None, object]] = (),
         leave: Collection[tuple[str | None, object]] = (),
     ) -> None:
-        kind, company_id, entry = type(record), record.company_id, (sequence, record.id)
+        """Move *record* (its creation sequence known) into the lists *join*, out of *leave*."""
+        kind, company_id, record_id = type(record), record.company_id, record.id
+        created = self._created[kind]
         lists = self._lists
         for name, value in join:
             key = (kind, company_id, name, value)
             entries = lists.get(key)
             if entries is None:
-                lists[key] = [entry]
-            elif entries[-1][0] < sequence:
-                entries.append(entry)  # the usual case: a new record, the newest of its lists
+                lists[key] = [record_id]
             else:
-                bisect.insort(entries, entry)
+                CreationList.join(entries, record_id, created)
         for name, value in leave:
             key = (kind, company_id, name, value)
-            entries = self._lists[key]
-            index = bisect.bisect_left(entries, entry)
-            if index < len(entries) and entries[index] == entry:
-                del entries[index]
+            entries = lists[key]
+            CreationList.leave(entries, record_id, created)
             if not entries:
-                del self._lists[key]
+                del lists[key]
 
     def _listed(
         self, kind: type[Any], company_id: str, name: str | None, value: object
-    ) -> list[tuple[int, str]]:
+    ) -> list[str]:
         return self._lists.get((kind, company_id, name, value), _EMPTY)
 
     def _restore(self, record: Record, sequence: int) -> None:
@@ -313,20 +265,21 @@ class MemoryTables:
             items = sorted(table.items(), key=lambda item: created[item[0]])
             table.clear()
             table.update(items)
-        self._relist(record, sequence, join=_list_keys(record))
+        self._relist(record, join=_list_keys(record))
         self._index(record, sequence)
 
     def _index(self, record: Record, sequence: int) -> None:
         if isinstance(record, Appointment):
-            span = record.end - record.start
-            entry = (record.start, record.id)
+            start, record_id, span = record.start, record.id, record.end - record.start
             for resource_id in set(record.resource_ids):
-                bisect.insort(self._by_resource.setdefault(resource_id, []), entry)
-                self._longest[resource_id] = max(self._longest.get(resource_id, span), span)
-            bisect.insort(self._by_location.setdefault(record.location_id, []), entry)
-            self._longest_at_location[record.location_id] = max(
-                self._longest_at_location.get(record.location_id, span), span
-            )
+                starts = self._by_resource.get(resource_id)
+                if starts is None:
+                    starts = self._by_resource[resource_id] = StartIndex()
+                starts.add(start, record_id, span)
+            starts = self._by_location.get(record.location_id)
+            if starts is None:
+                starts = self._by_location[record.location_id] = StartIndex()
+            starts.add(start, record_id, span)
             if record.idempotency_key is not None:
                 self._idempotency[(record.company_id, record.idempotency_key)] = record.id
             if _is_hold(record):
@@ -357,14 +310,18 @@ class MemoryTables:
             self._unsent.add(record.company_id, record.location_id, (record.due_at, record.id))
         parent = _parent(record)
         if parent is not None:
-            self._children.setdefault(parent, {})[record.id] = sequence
+            children = self._children.get(parent)
+            if children is None:
+                self._children[parent] = [record.id]
+            else:
+                CreationList.join(children, record.id, self._created[type(record)])
 
     def _unindex(self, record: Record) -> None:
         if isinstance(record, Appointment):
-            entry = (record.start, record.id)
+            start, record_id = record.start, record.id
             for resource_id in set(record.resource_ids):
-                _discard_sorted(self._by_resource[resource_id], entry)
-            _discard_sorted(self._by_location[record.location_id], entry)
+                self._by_resource[resource_id].discard(start, record_id)
+            self._by_location[record.location_id].discard(start, record_id)
             key = (record.company_id, record.idempotency_key or "")
             if record.idempotency_key is not None and self._idempotency.get(key) == record.id:
                 del self._idempotency[key]
@@ -394,25 +351,20 @@ class MemoryTables:
             self._unsent.discard(record.company_id, record.location_id, (record.due_at, record.id))
         parent = _parent(record)
         if parent is not None:
-            self._children[parent].pop(record.id, None)
+            children = self._children[parent]
+            CreationList.leave(children, record.id, self._created[type(record)])
+            if not children:
+                del self._children[parent]
 
-    def _starting_at(
-        self, location_id: str, since: datetime, until: datetime
-    ) -> list[tuple[int, str]]:
-        """The (creation, id) entries of *location_id*'s appointments starting in [since, until)."""
-        starts = self._by_location.get(location_id, [])
-        low = bisect.bisect_left(starts, (since, ""))
-        high = bisect.bisect_left(starts, (until, ""))
-        created = self._created[Appointment]
-        return sorted((created[record_id], record_id) for _, record_id in starts[low:high])
+    def _starting_at(self, location_id: str, since: datetime, until: datetime) -> list[str]:
+        """The ids of *location_id*'s appointments starting in [since, until), by creation."""
+        starts = self._by_location.get(location_id, _NO_STARTS)
+        low, high = starts.between(since, until)
+        return sorted(starts.ids[low:high], key=self._created[Appointment].__getitem__)
 
     def _children_of(self, kind: type[R], parent_id: str) -> list[R]:
-        members = self._children.get((kind, parent_id))
-        if not members:
-            return []
         table = self._table(kind)
-        ordered = sorted(members.items(), key=lambda item: item[1])
-        return [table[record_id] for record_id, _ in ordered]
+        return [table[record_id] for record_id in self._children.get((kind, parent_id), ())]
 
 
 def _is_hold(record: Appointment) -> bool:
@@ -428,9 +380,3 @@ def _parent(record: Record) -> tuple[type[Any], str] | None:
     if isinstance(record, QueuedReminder | AuditEntry):
         return (type(record), record.appointment_id)
     return None
-
-
-def _discard_sorted(entries: list[tuple[datetime, str]], entry: tuple[datetime, str]) -> None:
-    index = bisect.bisect_left(entries, entry)
-    if index < len(entries) and entries[index] == entry:
-        del entries[index]

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Callable, Collection
 from datetime import date, datetime
 from typing import Any, cast
@@ -58,7 +57,7 @@ class MemoryReader:
             entries = store._listed(kind, company_id, None, None)
         else:
             entries = store._listed(kind, company_id, "location_id", location_id)
-        return [table[record_id] for _, record_id in entries]
+        return [table[record_id] for record_id in entries]
 
     def page(self, kind: type[R], query: ListQuery, /) -> Listed[R]:
         store = self._store
@@ -82,10 +81,10 @@ class MemoryReader:
                 window = entries[max(size - last, 0) : max(size - first, 0)][::-1]
             else:
                 window = entries[first:last]
-            return Listed([table[record_id] for _, record_id in window], size)
+            return Listed([table[record_id] for record_id in window], size)
         found: list[Any] = []
         total = 0
-        for _, record_id in reversed(entries) if query.newest_first else entries:
+        for record_id in reversed(entries) if query.newest_first else entries:
             record = table[record_id]
             if query.matches(record):
                 if first <= total < last:
@@ -108,12 +107,13 @@ class MemoryReader:
     ) -> list[_Window]:
         store = self._store
         table = store._table(kind)
+        created = store._created[kind]
         found: list[tuple[int, _Window]] = []
         for target_id in set(target_ids):
-            for record_id, sequence in store._children.get((kind, target_id), {}).items():
+            for record_id in store._children.get((kind, target_id), ()):
                 record: _Window = table[record_id]
                 if record.start_date <= last and record.end_date >= first:
-                    found.append((sequence, record))
+                    found.append((created[record_id], record))
         found.sort(key=lambda item: item[0])
         return [record for _, record in found]
 
@@ -128,38 +128,36 @@ class MemoryReader:
         store = self._store
         table = store._table(Appointment)
         if resource_ids is None:
-            sources = [
-                (
-                    store._by_location.get(location_id, []),
-                    store._longest_at_location.get(location_id),
-                )
-            ]
+            found = store._by_location.get(location_id)
+            sources = [found] if found is not None else []
         else:
+            indexes = store._by_resource
             sources = [
-                (store._by_resource.get(resource_id, []), store._longest.get(resource_id))
+                found
                 for resource_id in set(resource_ids)
+                if (found := indexes.get(resource_id)) is not None
             ]
-        # id -> its (start, id) index entry: each appointment once, however many of the
-        # resources it takes; sorting the entries themselves orders by (start, id).
-        seen: dict[str, tuple[datetime, str]] = {}
-        for entries, longest in sources:
-            if not entries or longest is None:
-                continue
-            low = bisect.bisect_left(entries, (start - longest, ""))
-            middle = bisect.bisect_left(entries, (start, ""), low)
-            high = bisect.bisect_left(entries, (end, ""), middle)
+        # id -> the appointment: each once, however many of the resources it takes.
+        seen: dict[str, Appointment] = {}
+        for index in sources:
+            ids = index.ids
+            low, middle = index.between(start - index.longest, start)
+            high = index.between(start, end, middle)[1]
             # Starting before the range: overlaps only when it ends inside it.
-            for entry in entries[low:middle]:
-                appointment: Appointment = table[entry[1]]
+            for record_id in ids[low:middle]:
+                appointment: Appointment = table[record_id]
                 if appointment.end > start and appointment.location_id == location_id:
-                    seen[entry[1]] = entry
+                    seen[record_id] = appointment
             # Starting inside the range: overlaps (its end is after its start).
-            for entry in entries[middle:high]:
-                if table[entry[1]].location_id == location_id:
-                    seen[entry[1]] = entry
-        # One index is already in (start, id) order, and a dict keeps insertion order.
-        keys = list(seen.values()) if len(sources) == 1 else sorted(seen.values())
-        return [table[record_id] for _, record_id in keys]
+            for record_id in ids[middle:high]:
+                appointment = table[record_id]
+                if appointment.location_id == location_id:
+                    seen[record_id] = appointment
+        found_all = list(seen.values())
+        if len(sources) > 1:
+            # One index is already in (start, id) order, and a dict keeps insertion order.
+            found_all.sort(key=_start_and_id)
+        return found_all
 
     def appointments_occupying(
         self,
@@ -306,3 +304,7 @@ class MemoryTransaction(MemoryReader):
 
 def _forget(store: MemoryTables, record: Record) -> None:
     store._remove(type(record), record.id)
+
+
+def _start_and_id(appointment: Appointment) -> tuple[datetime, str]:
+    return appointment.start, appointment.id
