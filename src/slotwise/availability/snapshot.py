@@ -241,10 +241,13 @@ def read_snapshot(
         first=first,
         last=last,
     )
-    start, end = appointment_range(location, first, last)
     appointments: list[Appointment] = []
-    if resource_ids and judged_between is not None:
+    if judged_between is not None:
+        # The booking check: the slot's own range, not the days' (two wall-time lookups saved).
         start, end = judged_between
+    else:
+        start, end = appointment_range(location, first, last)
+    if resource_ids and judged_between is not None:
         appointments = appointments_occupying(
             reader,
             company_id=location.company_id,

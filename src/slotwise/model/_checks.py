@@ -95,7 +95,10 @@ def check_instant_bounds(value: datetime, *, field: str) -> datetime:
     """
     low, high = INSTANT_YEARS
     # The wall year is checked first: converting a year-9999 wall time to UTC may overflow.
-    if not low <= value.year <= high or not low <= value.astimezone(UTC).year <= high:
+    # Records keep instants in UTC, so the second check is usually the first again.
+    if not low <= value.year <= high or (
+        value.tzinfo is not UTC and not low <= value.astimezone(UTC).year <= high
+    ):
         raise OutOfRange(
             field=field, allowed=f"in the years {low}..{high}", requested=value.isoformat()
         )
@@ -262,6 +265,11 @@ def check_aware(_instance: object, attribute: attrs.Attribute[Any], value: Any) 
     """Validate an aware datetime (or None)."""
     if value is None:
         return
+    if value.__class__ is datetime and value.tzinfo is UTC:
+        # What as_utc made of an aware value (the usual case): only the years are left to check.
+        if not INSTANT_YEARS[0] <= value.year <= INSTANT_YEARS[1]:
+            check_instant_bounds(value, field=attribute.name)
+        return
     if not isinstance(value, datetime):
         raise InvalidFormat(field=attribute.name, expected="a datetime", value=value)
     ensure_aware(value, field=attribute.name)
@@ -311,6 +319,8 @@ def as_utc(value: Any) -> Any:
 
     Records store instants in UTC so equal instants compare and serialise equally.
     """
+    if value.__class__ is datetime and value.tzinfo is UTC:
+        return value  # UTC already (what records and the clock hand over)
     if isinstance(value, datetime) and value.tzinfo is not None and value.utcoffset() is not None:
         try:
             return value.astimezone(UTC)

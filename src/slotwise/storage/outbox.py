@@ -9,7 +9,7 @@ without importing the appointment state machine.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -24,6 +24,7 @@ from slotwise.model import (
     Trigger,
     to_json_data,
 )
+from slotwise.model._frozen import LazyJSON
 from slotwise.storage.protocol import Transaction
 
 __all__ = [
@@ -48,17 +49,36 @@ def _frozen(items: dict[str, Any]) -> FrozenJSON:
 
 
 def _appointment_data(appointment: Appointment) -> FrozenJSON:
-    data: dict[str, Any] = dict(to_json_data(appointment))
+    data: FrozenJSON = to_json_data(appointment)
+    # A new FrozenJSON nobody else holds yet: finished in place, not copied twice more.
     # The fingerprint is slotwise's own bookkeeping, not appointment data.
-    del data["idempotency_fingerprint"]
-    data["resource_id"] = appointment.resource_id
-    data["duration"] = appointment.duration_minutes
-    return _frozen(data)
+    dict.__delitem__(data, "idempotency_fingerprint")
+    dict.__setitem__(data, "resource_id", appointment.resource_id)
+    dict.__setitem__(data, "duration", appointment.duration_minutes)
+    return data
+
+
+# id(record) -> (the record, its event data): the data of a record every booking of a customer
+# (or resource) repeats is built once and shared by their events (records and data are
+# immutable). Keeping the record keeps its id from being reused; emptied when full.
+_SHARED_DATA: dict[int, tuple[object, FrozenJSON]] = {}
+_SHARED_DATA_LIMIT = 1024
+
+
+def _shared_data(record: object, build: Callable[[Any], FrozenJSON]) -> FrozenJSON:
+    found = _SHARED_DATA.get(id(record))
+    if found is not None and found[0] is record:
+        return found[1]
+    data = build(record)
+    if len(_SHARED_DATA) >= _SHARED_DATA_LIMIT:
+        _SHARED_DATA.clear()
+    _SHARED_DATA[id(record)] = (record, data)
+    return data
 
 
 def customer_data(customer: Customer) -> Mapping[str, Any]:
     """Return a customer as read-only event data (every field)."""
-    data: Mapping[str, Any] = to_json_data(customer)
+    data: Mapping[str, Any] = _shared_data(customer, to_json_data)
     return data
 
 
@@ -69,6 +89,10 @@ def resource_data(resource: Resource) -> Mapping[str, Any]:
 
 
 def _resource_summary(resource: Resource) -> FrozenJSON:
+    return _shared_data(resource, _summarise)
+
+
+def _summarise(resource: Resource) -> FrozenJSON:
     # Appointment events carry who is booked, not the resource's whole setup record.
     return _frozen(
         {
@@ -94,19 +118,31 @@ def appointment_payload(
 
     ``{"appointment": ..., "customer": ... or None, "resources": [...]}``, plus
     ``"previous_appointment"`` for a reschedule (the old record) and ``"reminder"`` for a
-    reminder event.
+    reminder event. Built when first read (decision 49): the records are immutable, so the
+    payload read later is the one of the moment of the change; a booking whose events nobody
+    reads never pays for it, and a store that writes the event reads it then.
     """
-    payload: dict[str, Any] = {
-        "appointment": _appointment_data(appointment),
-        "customer": customer_data(customer) if customer is not None else None,
-        "resources": tuple([_resource_summary(resource) for resource in resources]),
-    }
+    members = tuple(resources)
+    keys = ["appointment", "customer", "resources"]
     if previous is not None:
-        payload["previous_appointment"] = _appointment_data(previous)
+        keys.append("previous_appointment")
     if reminder is not None:
-        payload["reminder"] = to_json_data(reminder)
-    # Frozen already, all the way down: the event keeps it without walking it again.
-    return _frozen(payload)
+        keys.append("reminder")
+
+    def build() -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "appointment": _appointment_data(appointment),
+            "customer": customer_data(customer) if customer is not None else None,
+            "resources": tuple([_resource_summary(resource) for resource in members]),
+        }
+        if previous is not None:
+            payload["previous_appointment"] = _appointment_data(previous)
+        if reminder is not None:
+            payload["reminder"] = to_json_data(reminder)
+        # Frozen already, all the way down.
+        return payload
+
+    return LazyJSON(keys, build)
 
 
 def append_event(
