@@ -5,7 +5,7 @@ reservation in one unit of work, safe to retry with an idempotency key.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 
 import attrs
@@ -178,7 +178,7 @@ class AppointmentCreation(BookingChecks):
         customer_fields = _field_values(customer_booking_fields, field="customer_booking_fields")
         fingerprint = _request_fingerprint(
             idempotency_key,
-            {
+            lambda: {
                 "service_id": service_id,
                 "start": start.isoformat(),
                 "end": end.isoformat(),
@@ -316,15 +316,21 @@ class AppointmentCreation(BookingChecks):
         return existing
 
 
-def _request_fingerprint(key: str | None, request: Mapping[str, object]) -> str | None:
-    """Check an idempotency key; return the digest that tells a retry from another request."""
+def _request_fingerprint(
+    key: str | None, request: Callable[[], Mapping[str, object]]
+) -> str | None:
+    """
+    Check an idempotency key; return the digest that tells a retry from another request.
+
+    *request* makes the request's mapping: only a call with a key pays for it.
+    """
     if key is None:
         return None
     if not key.strip():
         raise FieldRequired(field="idempotency_key")
     if len(key) > _KEY_MAX:
         raise FieldTooLong(field="idempotency_key", limit=_KEY_MAX, requested=len(key))
-    return _fingerprint(request)
+    return _fingerprint(request())
 
 
 def _hold_expiry(now: datetime, settings: LocationSettings, *, completing: bool) -> datetime | None:
