@@ -27,12 +27,12 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 class TestMemoryBenchmark:
     def test_prints_one_json_line_per_figure(self):
-        """Both figures, each a count and a positive number of bytes per appointment."""
+        """Every figure, each with its count and a positive number of bytes per appointment."""
         run = _run("--count", "50")
 
         lines = [json.loads(line) for line in run.stdout.splitlines()]
         assert 0 == run.returncode, run.stderr
-        assert [("appointment", 50), ("booking", 50)] == [
+        assert [("appointment", 50), ("booking", 50), ("booking_read", 50)] == [
             (line["figure"], line["count"]) for line in lines
         ]
         assert all(line["bytes_per_appointment"] > 0 for line in lines)
