@@ -339,7 +339,8 @@ def memory(quick: bool) -> Iterator[Row]:
     if not script.exists():
         yield _skipped("memory per stored appointment", f"{script.name} is not here")
         return
-    for figure in _python(script, "--appointments", "500" if quick else "5000"):
+    count = "500" if quick else "5000"
+    for figure in _python(script, "--figures", "appointment", "--count", count):
         value = figure["bytes_per_appointment"]
         yield _row("memory per stored appointment (MemoryStore)", value, "<= 600", value <= 600)
 
