@@ -10,6 +10,7 @@ than ``max_lag`` is skipped; a killed replica fails no request.
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -31,6 +32,11 @@ pytestmark = pytest.mark.external_service
 
 DAY = date(2026, 1, 6)
 NOW = datetime(2026, 1, 5, 14, 0, tzinfo=UTC)
+
+
+def served(store: SQLStore) -> str:
+    """Return which server answers a lag-tolerant read of *store* now."""
+    return str(lagging_read(store, lambda reader: reader.served_by))  # type: ignore[attr-defined]
 
 
 @pytest.fixture(scope="session")
@@ -124,8 +130,7 @@ def shop(cluster: Cluster, request: pytest.FixtureRequest) -> Iterator[Shop]:
 
 def test_a_caught_up_replica_answers_reads_that_tolerate_lag(shop: Shop):
     """With the replica caught up, lag-tolerant reads use it and answer as the primary does."""
-    with lagging_read(shop.store) as reader:
-        served_by = reader.served_by  # type: ignore[attr-defined]
+    served_by = served(shop.store)
     with shop.store.read() as primary_reader:
         primary = primary_reader.served_by
 
@@ -167,13 +172,12 @@ def test_a_client_with_its_token_sees_its_own_booking(shop: Shop):
     with consistent_with(session.token):
         own_starts = shop.starts()
         own_list = [appointment.id for appointment in shop.ws.appointments.list().data]
-        with lagging_read(shop.store) as reader:
-            served_while_paused = reader.served_by  # type: ignore[attr-defined]
+        served_while_paused = served(shop.store)
     others_starts = shop.starts()
     shop.replica_sql("SELECT pg_wal_replay_resume()")
     wait_for(shop.caught_up)
-    with consistent_with(session.token), lagging_read(shop.store) as reader:
-        served_after_replay = reader.served_by  # type: ignore[attr-defined]
+    with consistent_with(session.token):
+        served_after_replay = served(shop.store)
 
     assert session.token is not None
     assert 1000 not in own_starts
@@ -196,10 +200,7 @@ def test_a_replica_further_behind_than_max_lag_is_skipped(shop: Shop):
         max_lag=3600,
     )
     try:
-        with lagging_read(shop.store) as reader:
-            strict_source = reader.served_by  # type: ignore[attr-defined]
-        with lagging_read(tolerant) as reader:
-            tolerant_source = reader.served_by  # type: ignore[attr-defined]
+        strict_source, tolerant_source = served(shop.store), served(tolerant)
     finally:
         tolerant.close()
 
@@ -214,16 +215,11 @@ def test_a_killed_replica_costs_no_failed_request(shop: Shop):
     shop.cluster.stop_replica()
     try:
         answers = [shop.starts() for _ in range(3)]
-        with lagging_read(shop.store) as reader:
-            while_down = reader.served_by  # type: ignore[attr-defined]
+        while_down = served(shop.store)
     finally:
         shop.cluster.start_replica()
 
-    def replica_used() -> bool:
-        with lagging_read(shop.store) as reader:
-            return bool(reader.served_by == "replica 0")  # type: ignore[attr-defined]
-
-    wait_for(replica_used)
+    wait_for(lambda: served(shop.store) == "replica 0")
 
     assert all(1000 in starts for starts in answers)
     assert "primary" == while_down
@@ -265,3 +261,103 @@ def test_over_http_the_consistency_header_reads_your_own_hold(shop: Shop):
     assert ten in {slot["startDateTime"] for slot in stale}
     assert ten not in {slot["startDateTime"] for slot in own["availableTimes"]}
     assert (400, "Slotwise-Consistency") == (malformed.status_code, malformed.json()["field"])
+
+
+def test_a_replica_failing_mid_read_has_the_read_run_again_on_the_primary(
+    shop: Shop, caplog: pytest.LogCaptureFixture
+):
+    """
+    The replica's backend is terminated after the replica was judged and before the read's first
+    statement: the availability call answers correctly (from the primary), and the replica is
+    left alone for replica_retry.
+    """
+    shop.book(11, "Ann")
+    wait_for(shop.caught_up)
+    engine = shop.store.replicas[0]
+    killed: list[int] = []
+
+    def kill_before_the_first_read(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if not killed and "pg_is_in_recovery" not in statement:  # the replica's sample passed
+            killed.append(cursor.connection.info.backend_pid)
+            # With a timeout, pg_terminate_backend returns once the backend has exited.
+            assert shop.replica_sql(f"SELECT pg_terminate_backend({killed[0]}, 10000)")
+
+    sqlalchemy.event.listen(engine, "before_cursor_execute", kill_before_the_first_read)
+    try:
+        with caplog.at_level("WARNING", logger="slotwise.storage"):
+            starts = shop.starts()
+    finally:
+        sqlalchemy.event.remove(engine, "before_cursor_execute", kill_before_the_first_read)
+    next_read = served(shop.store)
+
+    assert 1 == len(killed)
+    assert 1000 in starts
+    assert 1100 not in starts
+    assert any("replica 0 failed during a read" in r.getMessage() for r in caplog.records)
+    assert "primary" == next_read  # marked down for replica_retry (5 s)
+
+
+def test_an_error_of_the_read_itself_on_a_replica_is_raised_not_run_again(shop: Shop):
+    """NotFound raised while reading on the replica is the caller's: raised once, replica kept."""
+    calls: list[str] = []
+
+    def read(reader: Any) -> None:
+        calls.append(reader.served_by)
+        shop.ws.appointments.get("no-such-appointment")  # its own read, on the primary
+
+    with pytest.raises(SlotwiseError) as refused:
+        lagging_read(shop.store, read)
+
+    assert 404 == refused.value.http_status
+    assert ["replica 0"] == calls
+    assert "replica 0" == served(shop.store)
+
+
+@pytest.mark.parametrize("shop", [{"replica_retry": 0.2}], indirect=True, ids=["retry_200ms"])
+def test_threads_reading_while_the_replica_crashes_and_restarts_see_no_failure(
+    shop: Shop, caplog: pytest.LogCaptureFixture
+):
+    """
+    4 threads list availability and appointments while the replica is killed (``pg_ctl stop -m
+    immediate``) and started again: 0 failed calls, every answer right, the replica used again.
+    """
+    shop.book(11, "Ann")
+    wait_for(shop.caught_up)
+    stop = threading.Event()
+    answers: list[bool] = []
+    failures: list[BaseException] = []
+
+    def client() -> None:
+        while not stop.is_set():
+            try:
+                starts = shop.starts()
+                listed = shop.ws.appointments.list().data
+                answers.append(1000 in starts and 1100 not in starts and len(listed) == 1)
+            except BaseException as error:  # any failure at all is what the test counts
+                failures.append(error)
+
+    def calls_grow_by(count: int) -> None:
+        done = len(answers) + len(failures) + count
+        wait_for(lambda: len(answers) + len(failures) >= done, seconds=60)
+
+    threads = [threading.Thread(target=client) for _ in range(4)]
+    with caplog.at_level("WARNING", logger="slotwise.storage"):
+        for thread in threads:
+            thread.start()
+        try:
+            calls_grow_by(8)
+            shop.cluster.stop_replica()
+            calls_grow_by(8)
+            shop.cluster.start_replica()
+            wait_for(lambda: served(shop.store) == "replica 0")
+            calls_grow_by(8)
+        finally:
+            stop.set()
+            for thread in threads:
+                thread.join()
+    reruns = sum("failed during a read" in record.getMessage() for record in caplog.records)
+    print(f"{len(answers)} calls, {len(failures)} failed, {reruns} re-run after a failing replica")
+
+    assert [] == failures
+    assert all(answers)
+    assert len(answers) >= 24

@@ -122,8 +122,10 @@ def test_replica_api() -> None:
 
     store: Store = MyHostStore()
     session: Consistency
-    with consistent_with(None) as session, lagging_read(store) as reader:
-        found: slotwise.Company | None = reader.get(slotwise.Company, "none")
+    with consistent_with(None) as session:
+        found: slotwise.Company | None = lagging_read(
+            store, lambda reader: reader.get(slotwise.Company, "none")
+        )
     token: str | None = session.token
 
     assert (None, None) == (found, token)

@@ -197,13 +197,26 @@ class TestTokens:
 
 
 def test_lagging_read_on_a_store_without_replicas_is_its_read():
-    """MemoryStore has no replicas: lagging_read opens its ordinary read."""
+    """MemoryStore has no replicas: lagging_read runs the read on its ordinary read."""
     store = MemoryStore()
 
-    with lagging_read(store) as reader, store.read() as plain:
-        kinds = (type(reader), reader.get(Company, "nobody"))
+    kinds = lagging_read(store, lambda reader: (type(reader), reader.get(Company, "nobody")))
+    with store.read() as plain:
+        plain_kind = type(plain)
 
-    assert (type(plain), None) == kinds
+    assert (plain_kind, None) == kinds
+
+
+def test_lagging_read_as_a_context_manager_is_deprecated_and_still_reads():
+    """The with-form (which cannot be re-run when a replica fails) warns and still opens a read."""
+    store = MemoryStore()
+
+    with pytest.warns(DeprecationWarning, match="lagging_read\\(store, read\\)"):
+        view = lagging_read(store)
+    with view as reader:
+        found = reader.get(Company, "nobody")
+
+    assert found is None
 
 
 class TestOptions:

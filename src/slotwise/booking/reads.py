@@ -26,7 +26,8 @@ from slotwise.model._checks import to_enum
 from slotwise.operations._boundary import operations
 from slotwise.operations.availability import as_date
 from slotwise.paging import DEFAULT_LIMIT, AllPages, Page, check_window
-from slotwise.storage.listing import ListQuery, as_page, fold
+from slotwise.storage.listing import Listed, ListQuery, as_page, fold
+from slotwise.storage.protocol import Reader
 from slotwise.storage.replicas import lagging_read
 
 from .checks import (
@@ -109,8 +110,10 @@ class AppointmentReads(BookingChecks, AllPages[Appointment]):
             equal["customer_id"] = customer_id
         if wanted is not None:
             equal["status"] = wanted.value
-        # A list tolerates lag (decision 50): a replica close enough behind may answer.
-        with lagging_read(ctx.store) as reader:
+
+        # A list tolerates lag (decision 50): a replica close enough behind may answer (and
+        # when it fails during the read, the read runs again elsewhere: it only reads).
+        def read(reader: Reader) -> tuple[ListQuery, Listed[Appointment]]:
             location = ctx.location(reader, location_id)
             if service_id is not None:
                 ctx.owned(reader, Service, service_id, field="service_id")
@@ -128,7 +131,9 @@ class AppointmentReads(BookingChecks, AllPages[Appointment]):
                 offset=offset,
                 limit=limit,
             )
-            listed = reader.page(Appointment, query)
+            return query, reader.page(Appointment, query)
+
+        query, listed = lagging_read(ctx.store, read)
         return as_page(listed, query, url="/consumer/v1/appointments")
 
     def history(self, appointment_id: str, /) -> builtins.list[AuditEntry]:

@@ -4,8 +4,9 @@ availability (spec: Consumer interface: availability).
 
 Each call reads one :class:`~slotwise.availability.snapshot.Snapshot` inside one read that
 tolerates lag (:func:`~slotwise.storage.replicas.lagging_read`: a read replica when the store has
-one close enough behind, decision 50; the booking re-checks on the primary), asks the host's busy-time provider outside that read, takes ``now`` from the
-clock once and hands all three to the pure calculator.
+one close enough behind, decision 50; the booking re-checks on the primary; a replica failing
+during the read has it run again elsewhere), asks the host's busy-time provider outside that
+read, takes ``now`` from the clock once and hands all three to the pure calculator.
 """
 
 from __future__ import annotations
@@ -34,7 +35,14 @@ from slotwise.availability.snapshot import (
     searched_dates,
 )
 from slotwise.errors import InvalidFormat, OutOfRange
-from slotwise.model import Appointment, Resource, ResourceGroup, RoundRobin, Service
+from slotwise.model import (
+    Appointment,
+    Location,
+    Resource,
+    ResourceGroup,
+    RoundRobin,
+    Service,
+)
 from slotwise.model._checks import check_date_bounds
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
@@ -206,10 +214,13 @@ class AvailabilityOperations:
         .. versionadded:: 0.1
         """
         ctx = self._ctx
-        with lagging_read(ctx.store) as store_reader:
+
+        def read(store_reader: Reader) -> tuple[Service, Location]:
             reader = ctx.configured(store_reader)
             service = ctx.owned(reader, Service, service_id, field="service_id")
-            location = ctx.service_location(reader, service, location_id)
+            return service, ctx.service_location(reader, service, location_id)
+
+        service, location = lagging_read(ctx.store, read)
         minutes = duration if duration is not None else service.duration
         end = start + timedelta(minutes=minutes)
         local = zone(location.timezone)
@@ -246,7 +257,8 @@ class AvailabilityOperations:
             SlotwiseError: the errors of :meth:`times`.
         """
         ctx = self._ctx
-        with lagging_read(ctx.store) as store_reader:
+
+        def read(store_reader: Reader) -> tuple[AvailabilityQuery, Snapshot]:
             reader = ctx.configured(store_reader)
             appointment = ctx.owned(reader, Appointment, appointment_id, field="appointment_id")
             values: dict[str, Any] = {"location_id": appointment.location_id}
@@ -258,7 +270,9 @@ class AvailabilityOperations:
             values.update(overrides)
             service_id = values.pop("service_id", appointment.service_id)
             query = self._query(service_id, start_date, end_date, values)
-            snapshot = self._read(reader, query, exclude_appointment_id=appointment.id)
+            return query, self._read(reader, query, exclude_appointment_id=appointment.id)
+
+        query, snapshot = lagging_read(ctx.store, read)
         snapshot = self._with_busy_time(snapshot, query)
         return available_times(snapshot, query, ctx.clock.now())
 
@@ -288,8 +302,9 @@ class AvailabilityOperations:
         return query
 
     def _snapshot(self, query: AvailabilityQuery) -> Snapshot:
-        with lagging_read(self._ctx.store) as reader:
-            snapshot = self._read(self._ctx.configured(reader), query)
+        snapshot = lagging_read(
+            self._ctx.store, lambda reader: self._read(self._ctx.configured(reader), query)
+        )
         return self._with_busy_time(snapshot, query)
 
     def _read(

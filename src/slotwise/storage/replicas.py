@@ -2,12 +2,12 @@
 Reads that tolerate lag, and reading your own writes (decision 50).
 
 Not part of the storage protocol: a store that has read replicas (``SQLStore`` given
-*replicas*) offers ``replica_read()``, a read-only view that may come from a replica no further
-behind than the store's *max_lag*. :func:`lagging_read` uses it, and on any other store falls
-back to ``store.read()``. Only reads whose answer may be a little old use it -- availability and
-lists -- because a booking re-checks its slot on the primary in its own unit of work: a stale
-replica can show a slot that is already taken, and the booking is then refused with 409, never
-overbooked.
+*replicas*) offers ``replica_read(read)``, which runs a read on a replica no further behind than
+the store's *max_lag* (and again elsewhere when that replica fails during it).
+:func:`lagging_read` uses it, and on any other store falls back to ``store.read()``. Only
+reads whose answer may be a little old use it -- availability and lists -- because a booking
+re-checks its slot on the primary in its own unit of work: a stale replica can show a slot that
+is already taken, and the booking is then refused with 409, never overbooked.
 
 **Consistency tokens.** A write answers with the primary's position after its commit. Run calls
 inside :func:`consistent_with`: the writes made there raise :attr:`Consistency.token` to their
@@ -31,10 +31,11 @@ it, so the reads go to the primary, and the next write replaces it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+import warnings
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
-from typing import TypeAlias
+from typing import TypeAlias, TypeVar, overload
 
 import attrs
 
@@ -51,6 +52,8 @@ __all__ = [
     "lagging_read",
     "token_position",
 ]
+
+T = TypeVar("T")
 
 _WAL = re.compile(r"\A([0-9A-Fa-f]{1,8})/([0-9A-Fa-f]{1,8})\Z")
 _GTID = re.compile(r"\A([0-9]{1,10})-([0-9]{1,10})-([0-9]{1,20})\Z")
@@ -225,16 +228,49 @@ def current_consistency() -> Consistency | None:
     return _CURRENT.get()
 
 
-def lagging_read(store: Store) -> AbstractContextManager[Reader]:
+@overload
+def lagging_read(store: Store, read: Callable[[Reader], T], /) -> T: ...
+
+
+@overload
+def lagging_read(store: Store, /) -> AbstractContextManager[Reader]: ...
+
+
+def lagging_read(
+    store: Store, read: Callable[[Reader], T] | None = None, /
+) -> T | AbstractContextManager[Reader]:
     """
-    Open a read whose answer may lag the primary by up to the store's *max_lag*.
+    Return ``read(reader)`` on a reader whose answers may lag the primary by the store's *max_lag*.
 
     A store with read replicas answers from one that is close enough behind (and, inside
-    :func:`consistent_with`, has replayed its token); any other store gives ``store.read()``.
-    Never use it for a read that decides a write: those belong in the unit of work.
+    :func:`consistent_with`, has replayed its token); any other store from ``store.read()``. When
+    the replica fails during the read (stopped, crashed, cut off), *read* runs again from the
+    start on another replica or the primary: the caller sees no failure. So *read* must only
+    read, and return what it needs (the reader is closed afterwards). Never use it for a read
+    that decides a write: those belong in the unit of work.
+
+    Raises:
+        SlotwiseError: whatever *read* raises (a failing replica's ``StoreUnavailable`` only
+            when the primary fails too).
+
+    .. versionadded:: 0.1
+    .. deprecated:: 0.1
+       ``with lagging_read(store) as reader:`` (without *read*): a ``with`` block cannot be run
+       again, so a replica failing during it fails the block. Pass the read as a callable.
     """
+    if read is None:
+        warnings.warn(
+            "lagging_read(store) as a context manager is deprecated: a replica failing during "
+            "the block fails it; pass the read instead: lagging_read(store, read)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        view = getattr(store, "replica_view", None)
+        opened: AbstractContextManager[Reader] = store.read() if view is None else view()
+        return opened
     read_replica = getattr(store, "replica_read", None)
     if read_replica is not None:
-        view: AbstractContextManager[Reader] = read_replica()
-        return view
-    return store.read()
+        answer: T = read_replica(read)
+        return answer
+    with store.read() as reader:
+        return read(reader)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from sqlalchemy import URL, Connection, Engine
 
@@ -78,7 +78,11 @@ class ReplicaSet:
         self._down_until = [0.0] * len(self.engines)
 
     def open(
-        self, connect: Callable[[Engine], Connection], *, after: Position | None
+        self,
+        connect: Callable[[Engine], Connection],
+        *,
+        after: Position | None,
+        excluding: Collection[int] = (),
     ) -> tuple[int, Connection] | None:
         """
         Return (index, connection) of a replica a lag-tolerant read may use, or ``None``.
@@ -86,16 +90,17 @@ class ReplicaSet:
         The connection has no transaction open (the next one is set up as the store's reads
         are): the read's snapshot is taken by its first statement, after the replica was judged.
         Failures to reach a replica are logged, never raised: the read then goes to the primary.
+        The replicas *excluding* names (those that failed this read already) are not tried.
         """
         count = len(self.engines)
         start = next(self._turn) % count if count else 0
         for index in [(start + offset) % count for offset in range(count)]:
-            if self._down_until[index] > self._monotonic():
+            if index in excluding or self._down_until[index] > self._monotonic():
                 continue
             try:
                 conn = connect(self.engines[index])
             except Exception as error:
-                self._mark_down(index, error)
+                self.mark_down(index, error)
                 continue
             try:
                 sample = self.replication.sample(conn)
@@ -105,7 +110,7 @@ class ReplicaSet:
             except Exception as error:
                 conn.invalidate()
                 conn.close()
-                self._mark_down(index, error)
+                self.mark_down(index, error)
                 continue
             if reason is None:
                 return index, conn
@@ -113,7 +118,8 @@ class ReplicaSet:
             logger.info("replica %d skipped for a read: %s", index, reason)
         return None
 
-    def _mark_down(self, index: int, error: Exception) -> None:
+    def mark_down(self, index: int, error: Exception) -> None:
+        """Leave replica *index* alone for *retry_after* seconds: *error* showed it down."""
         self._down_until[index] = self._monotonic() + self.retry_after
         logger.warning(
             "replica %d unreachable (%s); reads go elsewhere for %g s",

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Collection, Iterator, Sequence
-from contextlib import contextmanager, suppress
-from typing import Any
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, suppress
+from typing import Any, TypeVar
 
 from sqlalchemy import URL, Connection, Engine, make_url
 from sqlalchemy.pool import AssertionPool, QueuePool, StaticPool
@@ -22,6 +22,7 @@ from slotwise.errors import (
 from slotwise.storage.replicas import Consistency, current_consistency
 
 from ._dialects import Dialect, dialect_for
+from ._lagging import read_on_replicas, replica_view
 from ._operating import (
     POOL_MODES,
     PoolMode,
@@ -38,6 +39,8 @@ from ._writes import SQLTransaction
 __all__ = ["POOL_MODES", "PoolMode", "SQLStore"]
 
 logger = logging.getLogger("slotwise.storage")
+
+T = TypeVar("T")
 
 
 class SQLStore:
@@ -263,40 +266,28 @@ class SQLStore:
             self._abandon(conn)
             conn.close()
 
-    @contextmanager
-    def replica_read(self) -> Iterator[SQLReader]:
+    def replica_read(self, read: Callable[[SQLReader], T], /) -> T:
         """
-        Yield a reader on one snapshot of a replica, for a read that tolerates lag.
+        Return ``read(reader)`` on one snapshot of a replica, for a read that tolerates lag.
 
         An optional capability of this store (used through
         :func:`slotwise.storage.replicas.lagging_read`): the snapshot comes from a replica at
         most *max_lag* seconds behind that has replayed the token of the innermost
         :func:`~slotwise.storage.replicas.consistent_with`, or from the primary when none
-        qualifies (or the store has no replicas). ``reader.served_by`` says which.
+        qualifies (or the store has no replicas); ``reader.served_by`` says which. When the
+        replica fails during the read (``StoreUnavailable`` from its connection), *read* runs
+        again from the start on another replica or the primary: it must only read.
+
+        .. versionadded:: 0.1
         """
-        replicas = self._replicas
-        consistency = current_consistency()
-        after = None if consistency is None else consistency.position
-        chosen = None
-        if replicas is not None:
-            chosen = replicas.open(
-                lambda engine: self._connect(
-                    self._dialect.read_options(), "opening a read", engine
-                ),
-                after=after,
-            )
-        if chosen is None:
-            with self.read() as reader:
-                yield reader
-            return
-        index, conn = chosen
-        try:
-            reader = SQLReader(self, conn)
-            reader.served_by = f"replica {index}"
-            yield reader
-        finally:
-            self._abandon(conn)
-            conn.close()
+        return read_on_replicas(self, self._replicas, read)
+
+    def replica_view(self) -> AbstractContextManager[SQLReader]:
+        """
+        Open a reader as :meth:`replica_read` does, once: a replica that fails during the
+        ``with`` block fails it (``StoreUnavailable``). Prefer :meth:`replica_read`.
+        """
+        return replica_view(self, self._replicas)
 
     @contextmanager
     def transaction(self, *, locks: Collection[str] = ()) -> Iterator[SQLTransaction]:

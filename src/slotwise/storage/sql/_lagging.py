@@ -1,0 +1,109 @@
+"""
+Reads that tolerate lag on the replicas of ``SQLStore`` (decision 50), and what happens when the
+replica answering one fails in the middle of it: the read runs again on another replica or the
+primary, so a replica that dies costs no failed read.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, TypeVar
+
+from slotwise.errors import StoreUnavailable
+from slotwise.storage.replicas import current_consistency
+
+from ._replicas import ReplicaSet
+from ._units import SQLReader
+
+if TYPE_CHECKING:
+    from ._store import SQLStore
+
+__all__ = ["read_on_replicas", "replica_view"]
+
+T = TypeVar("T")
+
+logger = logging.getLogger("slotwise.storage")
+
+
+def read_on_replicas(
+    store: SQLStore, replicas: ReplicaSet | None, read: Callable[[SQLReader], T]
+) -> T:
+    """
+    Return ``read(reader)`` on a replica the read may use, else on the primary.
+
+    When the replica's connection fails during the read (the replica was stopped or crashed,
+    its backend terminated, the network cut: ``StoreUnavailable`` from one of its statements),
+    the replica is left alone for the store's *replica_retry* seconds and *read* runs again from
+    the start, on another replica or the primary. Safe because a read writes nothing; any other
+    error -- ``NotFound``, a refused query, a failure of the primary -- is raised as it is.
+    """
+    failed: list[int] = []
+    while True:
+        chosen = None if replicas is None else _open(store, replicas, excluding=failed)
+        if replicas is None or chosen is None:
+            with store.read() as reader:
+                return read(reader)
+        index, reader = chosen
+        try:
+            return read(reader)
+        except StoreUnavailable as error:
+            if not isinstance(reader._failure, StoreUnavailable):
+                raise  # not this replica's connection: the caller's own store error
+            replicas.mark_down(index, error)
+            failed.append(index)
+            logger.warning("replica %d failed during a read; the read runs again elsewhere", index)
+        finally:
+            _close(store, reader)
+
+
+@contextmanager
+def replica_view(store: SQLStore, replicas: ReplicaSet | None) -> Iterator[SQLReader]:
+    """
+    Yield a reader on a replica the read may use, else on the primary: one attempt.
+
+    A ``with`` block cannot run twice, so a replica failing during it fails the block
+    (``StoreUnavailable``); the replica is then left alone for *replica_retry* seconds.
+    """
+    chosen = None if replicas is None else _open(store, replicas, excluding=())
+    if replicas is None or chosen is None:
+        with store.read() as reader:
+            yield reader
+        return
+    index, reader = chosen
+    try:
+        yield reader
+    except StoreUnavailable as error:
+        if isinstance(reader._failure, StoreUnavailable):
+            replicas.mark_down(index, error)
+        raise
+    finally:
+        _close(store, reader)
+
+
+def _open(
+    store: SQLStore, replicas: ReplicaSet, *, excluding: Collection[int]
+) -> tuple[int, SQLReader] | None:
+    """
+    Return (index, reader) on a replica that qualifies for this read, or ``None``; the replica
+    set has begun the reader's read-only transaction as the store's dialect begins one.
+    """
+    consistency = current_consistency()
+    chosen = replicas.open(
+        lambda engine: store._connect(store._dialect.read_options(), "opening a read", engine),
+        after=None if consistency is None else consistency.position,
+        excluding=excluding,
+    )
+    if chosen is None:
+        return None
+    index, conn = chosen
+    reader = SQLReader(store, conn)
+    reader.served_by = f"replica {index}"
+    return index, reader
+
+
+def _close(store: SQLStore, reader: SQLReader) -> None:
+    """End the reader's read-only transaction; a broken connection is discarded, not pooled."""
+    store._abandon(reader._conn)
+    reader._conn.close()
