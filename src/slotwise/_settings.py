@@ -12,6 +12,12 @@ turned off by ``--no-create``) is named after its positive form (``SLOTWISE_CREA
 ``--no-create``). A variable is read only when its option was not given, and a value its option
 would refuse raises ``InvalidFormat`` or ``InvalidChoice`` naming the variable.
 
+A repeatable option (``--replica URL``, given once per value) is read from the variable named
+after the list it fills, ``SLOTWISE_REPLICAS``: its values separated by whitespace (spaces, tabs
+or newlines). Not commas: a PostgreSQL URL may hold one (``host=a,b``); whitespace must be
+percent-encoded in a URL (``%20``), so it never splits one. Given on the command line, the
+option's values replace the variable's.
+
 The rule is derived from the parser (:func:`from_environment`), so an option added later gets
 its variable without a line of its own.
 """
@@ -19,18 +25,66 @@ its variable without a line of its own.
 from __future__ import annotations
 
 import argparse
+import math
 import os
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from slotwise.errors import InvalidChoice, InvalidFormat
 
-__all__ = ["PREFIX", "flag", "from_environment", "resolve", "variable"]
+__all__ = [
+    "PREFIX",
+    "Repeated",
+    "flag",
+    "from_environment",
+    "resolve",
+    "seconds",
+    "setting",
+    "settings_list",
+    "variable",
+]
 
 PREFIX: Final = "SLOTWISE_"
 _TRUE: Final = ("1", "true", "yes", "on")
 _FALSE: Final = ("0", "false", "no", "off")
-_EXPECTED: Final[dict[Any, str]] = {int: "a whole number", float: "a number"}
+
+
+def seconds(text: str) -> float:
+    """Read a number of seconds, at least 0 (``--max-lag``, ``--replica-retry``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if math.isnan(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0 seconds, got {text!r}")
+    return value
+
+
+_EXPECTED: Final[dict[Any, str]] = {
+    int: "a whole number",
+    float: "a number",
+    seconds: "a number of seconds, at least 0",
+}
+
+
+class Repeated(argparse._AppendAction):
+    """
+    The action of a repeatable option that the environment may also set (its variable holds
+    the values separated by whitespace): values given on the command line replace it.
+    """
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        if isinstance(getattr(namespace, self.dest, None), _Unset):
+            setattr(namespace, self.dest, None)  # the first value given starts a new list
+        super().__call__(parser, namespace, values, option_string)
+
+
 # A flag is --name (on when given) or --name/--no-name (BooleanOptionalAction, on by default):
 # both read the variable of their first name, SLOTWISE_NAME.
 _FLAGS: Final = (argparse._StoreTrueAction, argparse.BooleanOptionalAction)
@@ -99,11 +153,11 @@ def from_environment(
         if (
             not longs
             or action.dest.startswith("deprecated_")
-            or not isinstance(action, (argparse._StoreAction, *_FLAGS))
+            or not isinstance(action, (argparse._StoreAction, Repeated, *_FLAGS))
             or not (set(command) & set(commands) or longs[0] in everywhere)
         ):
             continue
-        name = variable(longs[0])
+        name = _variable_of(action)
         action.default = _Unset(action, action.default)
         action.help = f"{action.help or ''} [env {name}]".strip()
 
@@ -125,20 +179,64 @@ def resolve(
     return arguments
 
 
+def _variable_of(action: argparse.Action) -> str:
+    """The variable of *action*: of its first long option, or of its list for a repeatable one."""
+    if isinstance(action, Repeated):
+        return PREFIX + action.dest.upper()
+    return variable(next(o for o in action.option_strings if o.startswith("--")))
+
+
 def _read(unset: _Unset, environ: Mapping[str, str]) -> Any:
     action = unset.action
-    name = variable(next(o for o in action.option_strings if o.startswith("--")))
+    name = _variable_of(action)
     raw = environ.get(name, "")
     if raw == "":
         return unset.default
     if isinstance(action, _FLAGS):
         return flag(name, environ)
     kind = action.type if callable(action.type) else str
-    try:
-        value = kind(raw)
-    except (ValueError, TypeError, argparse.ArgumentTypeError):
-        expected = _EXPECTED.get(kind, "a value its option accepts")
-        raise InvalidFormat(field=name, expected=expected, value=raw) from None
+    if isinstance(action, Repeated):
+        return settings_list(name, kind, environ) or unset.default
+    value = _convert(name, kind, raw)
     if action.choices is not None and value not in action.choices:
         raise InvalidChoice(field=name, allowed=tuple(action.choices), requested=raw)
     return value
+
+
+def _convert(name: str, kind: Callable[[str], Any], raw: str) -> Any:
+    """Return *raw* read by *kind*; raise ``InvalidFormat`` naming the variable *name*."""
+    try:
+        return kind(raw)
+    except (ValueError, TypeError, argparse.ArgumentTypeError):
+        expected = _EXPECTED.get(kind, "a value its option accepts")
+        raise InvalidFormat(field=name, expected=expected, value=raw) from None
+
+
+def setting(
+    name: str, kind: Callable[[str], Any] = str, environ: Mapping[str, str] | None = None
+) -> Any:
+    """
+    Return the variable *name* read by *kind* as its option reads it (``None``: unset or empty).
+
+    For a process that gets its settings from the environment alone (a worker process of
+    ``slotwise serve``).
+
+    Raises:
+        InvalidFormat: naming *name*, for a value *kind* refuses.
+    """
+    raw = (os.environ if environ is None else environ).get(name, "")
+    return None if raw == "" else _convert(name, kind, raw)
+
+
+def settings_list(
+    name: str, kind: Callable[[str], Any] = str, environ: Mapping[str, str] | None = None
+) -> Sequence[Any]:
+    """
+    Return the values of the variable *name* of a repeatable option, split at whitespace and
+    each read by *kind* (empty when unset).
+
+    Raises:
+        InvalidFormat: naming *name*, for a value *kind* refuses.
+    """
+    raw = (os.environ if environ is None else environ).get(name, "")
+    return [_convert(name, kind, value) for value in raw.split()]

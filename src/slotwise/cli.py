@@ -4,6 +4,7 @@ The ``slotwise`` command line (also ``python -m slotwise``)::
     slotwise serve  [--db URL] [--pool-mode session|transaction] [--host 127.0.0.1] [--port 8000]
                     [--workers N] [--threads N] [--log-level info] [--log-format text|json]
                     [--with-worker] [--allow-local-webhooks] [--no-create]
+                    [--replica URL ...] [--max-lag SECONDS] [--replica-retry SECONDS]
     slotwise worker [--db URL] [--pool-mode MODE] [--schema NAME] [--concurrency N] [--batch N]
                     [--lease SECONDS] [--allow-local-webhooks] [--no-create]
     slotwise schema status  --db URL [--schema NAME]
@@ -23,10 +24,14 @@ its availability.
 
 ``--db`` takes a SQLAlchemy URL (``sqlite:///slotwise.db``, ``postgresql+psycopg://...``,
 ``mysql+pymysql://...``; the ``sql`` extra and a driver must be installed); ``--pool-mode
-transaction`` runs it behind PgBouncer in transaction pooling mode (``docs/sql.md``). Every option
-of ``serve`` and ``worker``, and ``--db``, ``--pool-mode`` and ``--schema`` everywhere, may be set
-in the environment instead (``SLOTWISE_DB``, ``SLOTWISE_PORT``, ``SLOTWISE_CREATE=0``...): the
-command line beats the environment, which beats the default (``slotwise._settings``). A token is
+transaction`` runs it behind PgBouncer in transaction pooling mode (``docs/sql.md``); ``serve
+--replica URL`` (repeatable) adds a read replica of the database (PostgreSQL or MariaDB) for the
+reads that tolerate lag, with ``--max-lag`` and ``--replica-retry`` (``docs/sql.md``, "Read
+replicas"). Every option of ``serve`` and ``worker``, and ``--db``, ``--pool-mode`` and
+``--schema`` everywhere, may be set in the environment instead (``SLOTWISE_DB``,
+``SLOTWISE_PORT``, ``SLOTWISE_CREATE=0``, ``SLOTWISE_REPLICAS`` with URLs separated by
+spaces...): the command line beats the environment, which beats the default
+(``slotwise._settings``). A token is
 printed once, when it is created: the database keeps only its SHA-256. A refused command prints
 ``slotwise: error: ...`` and exits with 2.
 """
@@ -43,7 +48,7 @@ from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any, Literal, TextIO
 
-from slotwise._settings import from_environment, resolve, variable
+from slotwise._settings import Repeated, from_environment, resolve, seconds, variable
 from slotwise._version import VERSION
 from slotwise.errors import MissingDependency, OutOfRange, SlotwiseError
 from slotwise.model import ApiToken, Principal, RoundRobin
@@ -116,6 +121,26 @@ def _parser() -> argparse.ArgumentParser:
         help="development only: webhook URLs may be http and loopback receivers",
     )
     _create(serve)
+    serve.add_argument(
+        "--replica",
+        action=Repeated,
+        dest="replicas",
+        type=_url,
+        metavar="URL",
+        help="a read replica of --db, for reads that tolerate lag (repeatable)",
+    )
+    serve.add_argument(
+        "--max-lag",
+        type=seconds,
+        metavar="SECONDS",
+        help="how far behind a replica may be to answer a read (default: 5)",
+    )
+    serve.add_argument(
+        "--replica-retry",
+        type=seconds,
+        metavar="SECONDS",
+        help="how long a replica that failed is left alone (default: 5)",
+    )
     worker = commands.add_parser("worker", help="deliver webhooks and reminders (http extra)")
     worker.add_argument(
         "--db", default=_DEFAULT_DB, help=f"SQLAlchemy database URL (default: {_DEFAULT_DB})"
@@ -194,8 +219,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _scheduler(
-    url: str | None, *, schema: str | None = None, pool_mode: str = "session", create: bool = True
+    url: str | None,
+    *,
+    schema: str | None = None,
+    pool_mode: str = "session",
+    create: bool = True,
+    **replicas: Any,
 ) -> Scheduler:
+    """The scheduler on *url*; *replicas* are ``SQLStore``'s replica options that are set."""
     if not url:
         raise SystemExit(f"slotwise: error: give --db URL or set ${_DB_VARIABLE}")
     from slotwise.storage.sql import SQLStore
@@ -203,7 +234,17 @@ def _scheduler(
     mode: Literal["session", "transaction"] = (
         "transaction" if pool_mode == "transaction" else "session"
     )
-    return Scheduler(SQLStore(url, schema=schema, pool_mode=mode, create=create))
+    chosen = {key: value for key, value in replicas.items() if value is not None}
+    return Scheduler(SQLStore(url, schema=schema, pool_mode=mode, create=create, **chosen))
+
+
+def _url(text: str) -> str:
+    """Read a database URL of a repeatable option: whitespace separates them in its variable."""
+    if not text or any(character.isspace() for character in text):
+        raise argparse.ArgumentTypeError(
+            f"must be a URL without spaces (write a space as %20), got {text!r}"
+        )
+    return text
 
 
 def _row(token: ApiToken) -> str:
@@ -238,12 +279,24 @@ def _serve(arguments: argparse.Namespace, out: TextIO) -> None:
     if arguments.max_body_size is not None:
         os.environ[variable("--max-body-size")] = str(arguments.max_body_size)
     os.environ[variable("--create")] = "1" if arguments.create else "0"
-    # fail fast, schema ready
+    replicas = {
+        "replicas": arguments.replicas or (),
+        "max_lag": arguments.max_lag,
+        "replica_retry": arguments.replica_retry,
+    }
+    os.environ["SLOTWISE_REPLICAS"] = " ".join(replicas["replicas"])
+    for option in ("--max-lag", "--replica-retry"):
+        value = getattr(arguments, option[2:].replace("-", "_"))
+        os.environ[variable(option)] = "" if value is None else repr(value)  # "": the default
+    # fail fast (a replica of another database is refused), schema ready
     _scheduler(  # type: ignore[attr-defined]
-        arguments.db, pool_mode=arguments.pool_mode, create=arguments.create
+        arguments.db, pool_mode=arguments.pool_mode, create=arguments.create, **replicas
     ).store.close()
     configure_logging(arguments.log_level, format=arguments.log_format)
-    print(f"slotwise {VERSION} serving {_shown_url(arguments.db)}", file=out)
+    shown = _shown_url(arguments.db)
+    if replicas["replicas"]:
+        shown += " with replicas " + ", ".join(map(_shown_url, replicas["replicas"]))
+    print(f"slotwise {VERSION} serving {shown}", file=out)
     print(f"  http://{arguments.host}:{arguments.port}/docs", file=out, flush=True)
     # uvicorn's own records (startup, shutdown): its text lines, or JSON like slotwise's.
     log_config = uvicorn_log_config(arguments.log_level, arguments.log_format)

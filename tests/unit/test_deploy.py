@@ -84,10 +84,13 @@ def test_the_example_environment_file_sets_only_known_settings():
     for line in (UNITS / "slotwise.env.example").read_text().splitlines():
         if line.strip() and not line.startswith("#"):
             key, _, value = line.partition("=")
-            environ[key] = value
+            # systemd removes the quotes around a value (one holding spaces: the replicas).
+            environ[key] = shlex.split(value)[0] if value.startswith('"') else value
     serve = vars(resolve(_parser().parse_args(["serve"]), environ))
     worker = vars(resolve(_parser().parse_args(["worker"]), environ))
     read = {key for key in environ if key.removeprefix("SLOTWISE_").lower() in {**serve, **worker}}
 
     assert set(environ) == read
     assert ("transaction", 8000, 4) == (serve["pool_mode"], serve["port"], worker["concurrency"])
+    assert (2, 5.0) == (len(serve["replicas"]), serve["max_lag"])
+    assert all(url.startswith("postgresql+psycopg://") for url in serve["replicas"])

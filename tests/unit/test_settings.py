@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from slotwise._settings import flag, resolve, variable
+from slotwise._settings import flag, resolve, seconds, setting, settings_list, variable
 from slotwise.cli import _parser
 from slotwise.errors import InvalidChoice, InvalidFormat
 
@@ -53,6 +53,9 @@ class TestPrecedence:
             SLOTWISE_THREADS="6",
             SLOTWISE_LOG_FORMAT="json",
             SLOTWISE_CREATE="0",
+            SLOTWISE_REPLICAS="postgresql://r1/db postgresql://r2/db",
+            SLOTWISE_MAX_LAG="2.5",
+            SLOTWISE_REPLICA_RETRY="0",
         )
 
         assert {
@@ -68,6 +71,9 @@ class TestPrecedence:
             "threads": 6,
             "log_format": "json",
             "create": False,
+            "replicas": ["postgresql://r1/db", "postgresql://r2/db"],
+            "max_lag": 2.5,
+            "replica_retry": 0.0,
         } == {key: getattr(arguments, key) for key in vars(arguments) if key != "command"}
 
     def test_every_worker_option_is_read_from_the_environment(self):
@@ -145,11 +151,81 @@ class TestPrecedence:
             for action in serve._actions
             if action.option_strings and action.dest != "help"
         }
+        # A repeatable option's variable is named after its list (decision: values split at spaces).
+        names = {option: variable(option) for option in helps} | {"--replica": "SLOTWISE_REPLICAS"}
 
-        assert {option: f"[env {variable(option)}]" for option in helps} == {
-            option: (text or "")[-len(f"[env {variable(option)}]") :]
-            for option, text in helps.items()
+        assert {option: f"[env {names[option]}]" for option in helps} == {
+            option: (text or "")[-len(f"[env {names[option]}]") :] for option, text in helps.items()
         }
+
+
+class TestReplicas:
+    def test_replicas_come_from_one_variable_separated_by_whitespace(self):
+        """SLOTWISE_REPLICAS holds several URLs split at spaces, tabs or newlines (not commas)."""
+        arguments = _parsed(
+            ["serve"], SLOTWISE_REPLICAS=" postgresql://a,b/db\tpostgresql://c/db\n"
+        )
+
+        assert ["postgresql://a,b/db", "postgresql://c/db"] == arguments.replicas
+
+    def test_replicas_on_the_command_line_replace_the_variable(self):
+        """--replica twice with SLOTWISE_REPLICAS set: the two given, not the variable's."""
+        arguments = _parsed(
+            ["serve", "--replica", "postgresql://x/db", "--replica", "postgresql://y/db"],
+            SLOTWISE_REPLICAS="postgresql://z/db",
+        )
+
+        assert ["postgresql://x/db", "postgresql://y/db"] == arguments.replicas
+
+    def test_without_replicas_the_options_are_unset(self):
+        """No option, no variable: no replicas, and the store's defaults for the seconds."""
+        arguments = _parsed(["serve"], SLOTWISE_REPLICAS="  ")
+
+        assert (None, None, None) == (
+            arguments.replicas,
+            arguments.max_lag,
+            arguments.replica_retry,
+        )
+
+    @pytest.mark.parametrize("raw", ["-1", "soon", "nan"])
+    def test_bad_seconds_name_the_variable(self, raw: str):
+        """SLOTWISE_MAX_LAG that is not a number of seconds at least 0: InvalidFormat naming it."""
+        with pytest.raises(InvalidFormat) as caught:
+            _parsed(["serve"], SLOTWISE_MAX_LAG=raw)
+
+        assert ("SLOTWISE_MAX_LAG", raw) == (caught.value.field, caught.value.value)
+        assert "a number of seconds, at least 0" in str(caught.value)
+
+    def test_bad_seconds_on_the_command_line_exit_2(self, capsys):
+        """--replica-retry -1 is refused by the parser, naming the option."""
+        with pytest.raises(SystemExit) as caught:
+            _parsed(["serve", "--replica-retry", "-1"])
+
+        assert 2 == caught.value.code
+        assert "--replica-retry: must be at least 0 seconds" in capsys.readouterr().err
+
+    def test_a_replica_url_with_a_space_is_refused(self, capsys):
+        """--replica 'a b' could not travel in SLOTWISE_REPLICAS to the workers: refused."""
+        with pytest.raises(SystemExit):
+            _parsed(["serve", "--replica", "postgresql://u:a b@h/db"])
+
+        assert "must be a URL without spaces" in capsys.readouterr().err
+
+    def test_the_worker_processes_read_the_same_variables(self):
+        """setting() and settings_list() read as the options do, naming a bad variable."""
+        environ = {"SLOTWISE_REPLICAS": "postgresql://a/db\npostgresql://b/db", "X": "-3"}
+
+        with pytest.raises(InvalidFormat) as caught:
+            setting("X", seconds, environ)
+
+        assert ["postgresql://a/db", "postgresql://b/db"] == settings_list(
+            "SLOTWISE_REPLICAS", environ=environ
+        )
+        assert (None, 1.5) == (
+            setting("NONE", seconds, environ),
+            setting("Y", seconds, {"Y": "1.5"}),
+        )
+        assert "X" == caught.value.field
 
 
 class TestRefusals:

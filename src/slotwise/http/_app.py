@@ -14,7 +14,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.params import PathParameter
 
-from slotwise._settings import flag
+from slotwise._settings import flag, seconds, setting, settings_list
 from slotwise._version import VERSION
 from slotwise.errors import InvalidChoice, MissingDependency, NotAuthenticated, UnexpectedField
 from slotwise.scheduler import Scheduler, Workspace
@@ -180,8 +180,10 @@ def app_from_environment() -> Litestar:
     Each uvicorn worker process calls this (``slotwise serve --workers N``), so every worker
     serves the same database. ``$SLOTWISE_POOL_MODE`` (``transaction`` behind PgBouncer),
     ``$SLOTWISE_MAX_BODY_SIZE`` (bytes), ``$SLOTWISE_THREADS``, ``$SLOTWISE_LOG_LEVEL``,
-    ``$SLOTWISE_LOG_FORMAT`` (``text``, ``json``), ``$SLOTWISE_ALLOW_LOCAL_WEBHOOKS`` and
-    ``$SLOTWISE_CREATE`` (``0``: never create or upgrade the tables) are read too; ``$SLOTWISE_WITH_WORKER=1`` also runs a webhook worker thread in the process (which then
+    ``$SLOTWISE_LOG_FORMAT`` (``text``, ``json``), ``$SLOTWISE_ALLOW_LOCAL_WEBHOOKS``,
+    ``$SLOTWISE_CREATE`` (``0``: never create or upgrade the tables), ``$SLOTWISE_REPLICAS``
+    (replica URLs separated by whitespace), ``$SLOTWISE_MAX_LAG`` and ``$SLOTWISE_REPLICA_RETRY``
+    (seconds) are read too; ``$SLOTWISE_WITH_WORKER=1`` also runs a webhook worker thread in the process (which then
     keeps one of the store's connections for itself: one operation thread fewer). Flags are read
     as ``slotwise._settings`` reads the command line's variables.
     """
@@ -201,8 +203,17 @@ def app_from_environment() -> Litestar:
     allow_local = _allow_local_webhooks()
     # $SLOTWISE_CREATE=0 (serve --no-create): the tables are upgraded by `slotwise schema upgrade`.
     create = not os.environ.get("SLOTWISE_CREATE") or flag("SLOTWISE_CREATE")
+    # The replicas of `slotwise serve --replica` (its process sets these for its workers).
+    tuning = {
+        "max_lag": setting("SLOTWISE_MAX_LAG", seconds),
+        "replica_retry": setting("SLOTWISE_REPLICA_RETRY", seconds),
+    }
     store = SQLStore(
-        url, pool_mode="transaction" if mode == "transaction" else "session", create=create
+        url,
+        pool_mode="transaction" if mode == "transaction" else "session",
+        create=create,
+        replicas=settings_list("SLOTWISE_REPLICAS"),
+        **{key: value for key, value in tuning.items() if value is not None},
     )
     scheduler = Scheduler(
         store,
