@@ -17,6 +17,7 @@ import pytest
 from slotwise.storage.memory import MemoryStore
 from slotwise.storage.protocol import Store
 
+from .replication import Cluster, start_cluster
 from .servers import MARIADB, POSTGRES, server_store, sqlite_store
 
 StoreFactory = Callable[[pytest.FixtureRequest], AbstractContextManager[Store]]
@@ -70,3 +71,13 @@ def store_factory(request: pytest.FixtureRequest) -> Iterator[Callable[[], Store
 def store(store_factory: Callable[[], Store]) -> Store:
     """A fresh, empty store of each backend in STORES."""
     return store_factory()
+
+
+@pytest.fixture(scope="session")
+def cluster() -> Iterator[Cluster]:
+    """A PostgreSQL primary and a streaming replica of it, started once for the replica tests."""
+    started = start_cluster()
+    try:
+        yield started
+    finally:
+        started.stop()

@@ -25,7 +25,7 @@ from slotwise.storage.replicas import consistent_with, lagging_read, token_posit
 from slotwise.storage.sql import SQLStore
 from slotwise.testing import ManualClock, SequentialIds
 
-from .replication import Cluster, start_cluster, wait_for
+from .replication import Cluster, wait_for
 from .servers import unique_name
 
 pytestmark = pytest.mark.external_service
@@ -37,16 +37,6 @@ NOW = datetime(2026, 1, 5, 14, 0, tzinfo=UTC)
 def served(store: SQLStore) -> str:
     """Return which server answers a lag-tolerant read of *store* now."""
     return str(lagging_read(store, lambda reader: reader.served_by))  # type: ignore[attr-defined]
-
-
-@pytest.fixture(scope="session")
-def cluster() -> Iterator[Cluster]:
-    """A primary and a streaming replica of it, shared by this module's tests."""
-    started = start_cluster()
-    try:
-        yield started
-    finally:
-        started.stop()
 
 
 @attrs.define
