@@ -19,7 +19,7 @@ import attrs
 import pytest
 import sqlalchemy
 
-from slotwise import Scheduler
+from slotwise import Scheduler, Service
 from slotwise.errors import SlotwiseError
 from slotwise.storage.replicas import consistent_with, lagging_read, token_position
 from slotwise.storage.sql import SQLStore
@@ -126,6 +126,17 @@ def test_a_caught_up_replica_answers_reads_that_tolerate_lag(shop: Shop):
 
     assert ("replica 0", "primary") == (served_by, primary)
     assert 1000 in shop.starts()
+
+
+def test_the_deprecated_with_form_still_reads_from_the_replica(shop: Shop):
+    """with lagging_read(store) as reader: warns, and the reader is the replica's (one attempt)."""
+    with pytest.warns(DeprecationWarning, match="context manager is deprecated"):
+        view = lagging_read(shop.store)
+    with view as reader:
+        served_by = reader.served_by  # type: ignore[attr-defined]
+        found = reader.get(Service, shop.service_id)
+
+    assert ("replica 0", shop.service_id) == (served_by, found and found.id)
 
 
 def test_a_stale_replica_shows_a_booked_slot_and_its_booking_is_refused(shop: Shop):
