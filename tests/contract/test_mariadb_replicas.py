@@ -20,6 +20,7 @@ from typing import Any
 
 import attrs
 import pytest
+import sqlalchemy
 
 from slotwise import Scheduler
 from slotwise.errors import SlotwiseError
@@ -92,8 +93,7 @@ class Shop:
 
     def served_by(self) -> str:
         """Return which server answers a lag-tolerant read now."""
-        with lagging_read(self.store) as reader:
-            return str(reader.served_by)  # type: ignore[attr-defined]
+        return str(lagging_read(self.store, lambda reader: reader.served_by))  # type: ignore[attr-defined]
 
     def _primary_position(self) -> GTIDPosition:
         """Return the primary's binary log position (every commit so far)."""
@@ -208,11 +208,8 @@ def test_a_primary_given_as_a_replica_is_skipped(shop: Shop, caplog: pytest.LogC
         replicas=[shop.pair.primary_url],
     )
     try:
-        with (
-            caplog.at_level(logging.INFO, logger="slotwise.storage"),
-            lagging_read(mistaken) as reader,
-        ):
-            source = reader.served_by  # type: ignore[attr-defined]
+        with caplog.at_level(logging.INFO, logger="slotwise.storage"):
+            source = lagging_read(mistaken, lambda reader: reader.served_by)  # type: ignore[attr-defined]
     finally:
         mistaken.close()
 
@@ -260,8 +257,7 @@ def test_a_replica_further_behind_than_max_lag_is_skipped(shop: Shop):
             wait_for(lambda: (shop.pair.replica_status()["Seconds_Behind_Master"] or 0) >= 2)
             strict_source = shop.served_by()
             strict_starts = shop.starts()
-            with lagging_read(tolerant) as reader:
-                tolerant_source = reader.served_by  # type: ignore[attr-defined]
+            tolerant_source = lagging_read(tolerant, lambda reader: reader.served_by)  # type: ignore[attr-defined]
     finally:
         tolerant.close()
 
@@ -319,3 +315,34 @@ def test_over_http_the_consistency_header_carries_a_gtid(shop: Shop):
     assert isinstance(token_position(consistency), GTIDPosition)
     assert ten in {slot["startDateTime"] for slot in stale}
     assert ten not in {slot["startDateTime"] for slot in own["availableTimes"]}
+
+
+def test_a_replica_connection_killed_mid_read_has_the_read_run_again_on_the_primary(
+    shop: Shop, caplog: pytest.LogCaptureFixture
+):
+    """
+    The store's replica connection is killed (``KILL``) after the replica was judged and its
+    read begun, before the read's first statement: the call answers right, from the primary.
+    """
+    shop.book(11, "Ann")
+    wait_for(shop.caught_up)
+    engine = shop.store.replicas[0]
+    killed: list[int] = []
+
+    def kill_before_the_first_read(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        judging = statement.lstrip().upper().startswith(("SHOW", "SET", "SELECT @@"))
+        if not killed and not judging:
+            killed.append(cursor.connection.thread_id())
+            shop.pair.sql(shop.pair.replica_port, f"KILL CONNECTION {killed[0]}")
+
+    sqlalchemy.event.listen(engine, "before_cursor_execute", kill_before_the_first_read)
+    try:
+        with caplog.at_level(logging.WARNING, logger="slotwise.storage"):
+            starts = shop.starts()
+    finally:
+        sqlalchemy.event.remove(engine, "before_cursor_execute", kill_before_the_first_read)
+
+    assert 1 == len(killed)
+    assert (True, False) == (1000 in starts, 1100 in starts)
+    assert "replica 0 failed during a read" in caplog.text
+    assert "primary" == shop.served_by()  # left alone for replica_retry
