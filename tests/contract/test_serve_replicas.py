@@ -19,7 +19,7 @@ import pytest
 import sqlalchemy
 
 from slotwise import Principal, Scheduler
-from slotwise.storage.replicas import token_position
+from slotwise.storage.replicas import WALPosition, token_position
 from slotwise.storage.sql import SQLStore
 from tests.http._served import child_environment, free_port
 
@@ -87,7 +87,7 @@ class Replica:
         with self.primary.connect() as conn:
             written = conn.exec_driver_sql("SELECT pg_current_wal_lsn()::text").scalar()
         replayed = self.sql("SELECT pg_last_wal_replay_lsn()::text")
-        return token_position(str(replayed)) >= token_position(str(written))
+        return token_position(str(replayed)).covers(token_position(str(written)))
 
     def received_ahead(self) -> bool:
         """Tell whether the replica holds WAL it has not replayed (replay paused)."""
@@ -200,7 +200,7 @@ def test_serve_reads_its_replica_and_a_dying_replica_fails_no_request(cluster: C
                 replica.sql("SELECT pg_wal_replay_resume()")
             replica.dispose()
 
-    assert token_position(token) > 0
+    assert isinstance(token_position(token), WALPosition)
     assert (2, {True}) == (len(stale), {first in starts for starts in stale.values()})
     assert (2, {False}) == (len(own), {first in starts for starts in own.values()})
     assert ([], [booked.json()["id"]]) == (listed_stale, [a["id"] for a in listed_own])
