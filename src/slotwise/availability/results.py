@@ -6,9 +6,9 @@ Field names follow the spec's response elements in snake_case (decisions 14 and 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import date, datetime
-from typing import Any, Final
+from typing import Any
 
 import attrs
 
@@ -83,8 +83,21 @@ class Named:
         return None if entity_id is None else self._names.get(entity_id, entity_id)
 
 
+class _WeakReferable:
+    """
+    The base that gives :class:`Slot` its weak-reference slot, ahead of its fields.
+
+    Where the slot sits decides whether another class of the same fields shares ``Slot``'s
+    memory layout: CPython lets an object change its ``__class__`` only between layouts it can
+    prove equal, and it proves that for a weak-reference slot only when the slot comes first,
+    which a base class gives (``_slots.new_slot`` relies on it; attrs adds no second one).
+    """
+
+    __slots__ = ("__weakref__",)
+
+
 @attrs.frozen(kw_only=True)
-class Slot:
+class Slot(_WeakReferable):
     """
     One bookable time (an element of ``availableTimes``).
 
@@ -108,92 +121,6 @@ class Slot:
     resource_ids: tuple[str, ...]
     travel_time_mins: int = 0
     travel_appointment_id: str | None = None
-
-
-_SLOT_FIELDS = (
-    "start",
-    "end",
-    "date",
-    "time",
-    "display_time",
-    "duration",
-    "allowable_bookings",
-    "available_bookings",
-    "allowable_capacity",
-    "available_capacity",
-    "resource_id",
-    "resource_ids",
-    "travel_time_mins",
-    "travel_appointment_id",
-)
-
-
-def _slot_builder() -> Callable[..., Slot]:
-    """
-    Return a positional constructor of :class:`Slot` for the calculator's hot loop.
-
-    attrs' generated ``__init__`` of a frozen class parses fourteen keywords and sets each
-    field through ``object.__setattr__`` (about 1.5 µs a slot); a query of the benchmark
-    workload builds thousands. Filling the slots through their member descriptors gives the
-    same object (``Slot`` has no validators, converters or post-init hook) about three times
-    faster. The field list is checked against attrs' own, so a new field cannot be missed.
-    """
-    if tuple(field.name for field in attrs.fields(Slot)) != _SLOT_FIELDS:
-        raise TypeError("results._SLOT_FIELDS is out of date with Slot's fields")
-    (
-        set_start,
-        set_end,
-        set_date,
-        set_time,
-        set_display_time,
-        set_duration,
-        set_allowable_bookings,
-        set_available_bookings,
-        set_allowable_capacity,
-        set_available_capacity,
-        set_resource_id,
-        set_resource_ids,
-        set_travel_time_mins,
-        set_travel_appointment_id,
-    ) = (getattr(Slot, name).__set__ for name in _SLOT_FIELDS)
-    new = object.__new__
-
-    def new_slot(
-        start: datetime,
-        end: datetime,
-        day: date,
-        time: int,
-        display_time: str,
-        duration: int,
-        allowable_bookings: int,
-        available_bookings: int,
-        allowable_capacity: int,
-        available_capacity: int,
-        resource_id: str | None,
-        resource_ids: tuple[str, ...],
-    ) -> Slot:
-        slot = new(Slot)
-        set_start(slot, start)
-        set_end(slot, end)
-        set_date(slot, day)
-        set_time(slot, time)
-        set_display_time(slot, display_time)
-        set_duration(slot, duration)
-        set_allowable_bookings(slot, allowable_bookings)
-        set_available_bookings(slot, available_bookings)
-        set_allowable_capacity(slot, allowable_capacity)
-        set_available_capacity(slot, available_capacity)
-        set_resource_id(slot, resource_id)
-        set_resource_ids(slot, resource_ids)
-        set_travel_time_mins(slot, 0)
-        set_travel_appointment_id(slot, None)
-        return slot
-
-    return new_slot
-
-
-new_slot: Final = _slot_builder()
-"""``Slot`` from positional values (travel fields at their defaults); see ``_slot_builder``."""
 
 
 @attrs.frozen(kw_only=True, repr=False)

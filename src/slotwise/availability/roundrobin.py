@@ -17,6 +17,7 @@ from slotwise.model import (
 from ._minutes import (
     _FAR,
 )
+from ._slots import new_slot
 from .open_time import _OpenTime
 from .records import (
     _DayRecord,
@@ -24,10 +25,7 @@ from .records import (
     _offer_start,
     _Resource,
 )
-from .results import (
-    Slot,
-    new_slot,
-)
+from .results import Slot
 
 
 class _Offers(_OpenTime):

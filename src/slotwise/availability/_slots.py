@@ -1,0 +1,130 @@
+"""
+Building :class:`~slotwise.availability.results.Slot` records on the calculator's hot path.
+
+A query returns thousands of slots, and a ``Slot`` is a frozen attrs class: attrs' ``__init__``
+parses fourteen keywords and sets each field through ``object.__setattr__``, and even setting
+the fields through their member descriptors costs one C call each (about 10,000 machine
+instructions a slot, most of the listing's time on the benchmark workload). A draft class with
+the same slots and no frozen ``__setattr__`` takes plain attribute stores instead, which the
+interpreter specialises to one pointer write each; the finished draft then becomes a ``Slot``
+by ``__class__`` assignment, which CPython allows between classes it can prove share one memory
+layout (``results._WeakReferable`` makes that provable). The object is a ``Slot`` in every way
+(type, equality, hash, repr, weak references, pickling): nothing outside this module sees a
+draft. Where the layouts cannot be proved equal (another interpreter), the builder falls back to
+the member descriptors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date, datetime
+from typing import Final
+
+import attrs
+
+from .results import Slot, _WeakReferable
+
+__all__ = ["new_slot"]
+
+_SLOT_FIELDS: Final = (
+    "start",
+    "end",
+    "date",
+    "time",
+    "display_time",
+    "duration",
+    "allowable_bookings",
+    "available_bookings",
+    "allowable_capacity",
+    "available_capacity",
+    "resource_id",
+    "resource_ids",
+    "travel_time_mins",
+    "travel_appointment_id",
+)
+
+
+class _SlotDraft(_WeakReferable):
+    """A ``Slot`` being filled in: the same slots, plain attribute stores."""
+
+    __slots__ = _SLOT_FIELDS
+    # The fields are declared by __slots__; mypy learns their types from these annotations.
+    start: datetime
+    end: datetime
+    date: date
+    time: int
+    display_time: str
+    duration: int
+    allowable_bookings: int
+    available_bookings: int
+    allowable_capacity: int
+    available_capacity: int
+    resource_id: str | None
+    resource_ids: tuple[str, ...]
+    travel_time_mins: int
+    travel_appointment_id: str | None
+
+
+_new: Final = object.__new__
+
+
+def _drafted(
+    start: datetime,
+    end: datetime,
+    day: date,
+    time: int,
+    display_time: str,
+    duration: int,
+    allowable_bookings: int,
+    available_bookings: int,
+    allowable_capacity: int,
+    available_capacity: int,
+    resource_id: str | None,
+    resource_ids: tuple[str, ...],
+) -> Slot:
+    slot = _new(_SlotDraft)
+    slot.start = start
+    slot.end = end
+    slot.date = day
+    slot.time = time
+    slot.display_time = display_time
+    slot.duration = duration
+    slot.allowable_bookings = allowable_bookings
+    slot.available_bookings = available_bookings
+    slot.allowable_capacity = allowable_capacity
+    slot.available_capacity = available_capacity
+    slot.resource_id = resource_id
+    slot.resource_ids = resource_ids
+    slot.travel_time_mins = 0
+    slot.travel_appointment_id = None
+    # The draft becomes the Slot it was laid out as (see the module docstring).
+    slot.__class__ = Slot  # type: ignore[assignment]
+    return slot  # type: ignore[return-value]
+
+
+def _described() -> Callable[..., Slot]:
+    """Return the fallback builder: each field set through ``Slot``'s member descriptor."""
+    setters = [getattr(Slot, name).__set__ for name in _SLOT_FIELDS]
+
+    def new_slot(*values: object) -> Slot:
+        slot = _new(Slot)
+        for setter, value in zip(setters, (*values, 0, None), strict=True):
+            setter(slot, value)
+        return slot
+
+    return new_slot
+
+
+def _builder() -> Callable[..., Slot]:
+    """Return the fastest builder this interpreter allows, checked against attrs' own fields."""
+    if tuple(field.name for field in attrs.fields(Slot)) != _SLOT_FIELDS:
+        raise TypeError("_slots._SLOT_FIELDS is out of date with Slot's fields")
+    try:
+        _drafted(*((None,) * 12))  # type: ignore[arg-type]
+    except TypeError:
+        return _described()
+    return _drafted
+
+
+new_slot: Final = _builder()
+"""``Slot`` from positional values (travel fields at their defaults)."""
