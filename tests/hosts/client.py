@@ -1,8 +1,8 @@
 """
 A client host's load (run inside a host namespace as a script): HTTP requests to slotwise serve.
 
-Usage: ``python client.py PLAN_JSON``. It prints ``ready``, waits for a line on standard input
-(so the clients of every host start together), sends the plan's requests from ``threads``
+Usage: ``python client.py PLAN_JSON`` (or ``@FILE`` holding it). It prints ``ready``, waits for a
+line on standard input (so the clients of every host start together), sends the plan's requests from ``threads``
 threads -- request *n* of a thread goes to server ``n % len(servers)`` -- and prints one JSON
 line: every outcome as ``[status, code, id]`` (``status`` 0 and the exception's name as ``code``
 when no answer came: the outcome is unknown), the elapsed seconds and the request count.
@@ -20,6 +20,7 @@ import random
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -38,7 +39,9 @@ def _outcome(answer: httpx.Response) -> list[Any]:
 
 def main() -> None:
     """Run the plan in ``sys.argv[1]``; print the outcomes as JSON."""
-    plan = json.loads(sys.argv[1])
+    argument = sys.argv[1]
+    # A long plan comes as "@file": one argument may not exceed 128 KiB on Linux.
+    plan = json.loads(Path(argument[1:]).read_text() if argument.startswith("@") else argument)
     servers, requests = plan["servers"], plan["requests"]
     print("ready", flush=True)
     sys.stdin.readline()
