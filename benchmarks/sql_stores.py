@@ -33,11 +33,15 @@ Figures, one JSON line each:
                   receiving the last one's "done". The memory store runs only in this process
                   (*P* = 1 only; processes cannot share it). Checked afterwards: the store holds
                   exactly N + P booked appointments.
-``statements``    ``{"figure": "statements", "store", "statements": N, "sql": [...]}`` (SQL stores
-                  only). The bookings' business; after its warm-up booking and one booking of the
-                  same resource, the statements one more booking of it sends, as a SQLAlchemy
-                  ``before_cursor_execute`` listener sees them (first 80 characters each, the
-                  run's schema name left out).
+``statements``    ``{"figure": "statements", "store", "statements": N, "round_trips": T,
+                  "sql": [...]}`` (SQL stores only). The bookings' business; after its warm-up
+                  booking and one booking of the same resource, the statements one more booking
+                  of it sends, as a SQLAlchemy ``before_cursor_execute`` listener sees them
+                  (first 80 characters each, the run's schema name left out; ``BEGIN`` and
+                  ``COMMIT`` a driver sends itself are not among them), and the round trips it
+                  makes, counted on the wire by a relay between the store and the server
+                  (``round_trips.py``: everything, the driver's ``BEGIN``, ``COMMIT`` and the
+                  pool's ping included; ``null`` on SQLite, which runs in this process).
 ``availability``  ``{"figure": "availability", "store", "slots", "best_ms", "runs"}``. The
                   scenario of ``scenario.py`` (``--scenario`` FILE, or its default 20 resources
                   x 100 bookings x 30 days)
@@ -444,29 +448,55 @@ def run_statements(kind: str) -> dict[str, Any]:
     """List the statements one steady-state booking sends on a fresh *kind* store."""
     from sqlalchemy import event
 
-    with fresh_target(kind) as target, opened(target) as store:
+    with fresh_target(kind) as target, _relayed(target) as (target, trips), opened(target) as store:
         business = set_up_business(store, RESOURCES * 3)
         ws = _workspace(store, business, 0)
         business.warm_up(ws, 0, 1)
         business.book(ws, 0, 0, 1)
         sent: list[str] = []
+        before = trips.count if trips is not None else 0
 
         def listen(conn: Any, cursor: Any, statement: str, *_args: Any) -> None:
             sent.append(" ".join(statement.split()))
 
         engine = store.engine  # type: ignore[attr-defined]
         event.listen(engine, "before_cursor_execute", listen)
+        # What the store sends below SQLAlchemy (PostgreSQL's BEGIN with the locks, the writes
+        # riding with the sequence draw and the COMMIT: decision 49).
+        from slotwise.storage.sql import _riding
+
+        riding = [(lambda text: sent.append("[driver] " + " ".join(text.split())))]
+        _riding.OBSERVERS.extend(riding)
         try:
             business.book(ws, RESOURCES, 0, 1)  # the same resource, its next half hour
         finally:
             event.remove(engine, "before_cursor_execute", listen)
+            _riding.OBSERVERS.remove(riding[0])
+        counted = None if trips is None else trips.count - before
         prefix = f"{target.schema}." if target.schema else ""
     return {
         "figure": "statements",
         "store": kind,
         "statements": len(sent),
+        "round_trips": counted,
         "sql": [statement.replace(prefix, "")[:80] for statement in sent],
     }
+
+
+@contextmanager
+def _relayed(target: Target) -> Iterator[tuple[Target, Any]]:
+    """Yield *target* reached through a relay counting round trips (a server's), and the count."""
+    if target.url is None or target.kind == "sqlite":
+        yield target, None  # SQLite runs in this process: a statement is a call, not a trip
+        return
+    from round_trips import relay
+    from sqlalchemy import make_url
+
+    url = make_url(target.url)
+    default = 5432 if target.kind == "postgresql" else 3306
+    with relay(url.host or "127.0.0.1", url.port or default) as (port, trips):
+        local = url.set(host="127.0.0.1", port=port).render_as_string(hide_password=False)
+        yield attrs.evolve(target, url=local), trips
 
 
 def reference_slots(scenario: dict[str, Any]) -> int:

@@ -49,6 +49,7 @@ from slotwise.operations.customers import (
     split_name,
 )
 from slotwise.operations.meetings import NoMeetingLinks
+from slotwise.storage.batched import insert_new
 from slotwise.storage.outbox import append_event, appointment_payload
 from slotwise.storage.protocol import Reader, Transaction
 
@@ -354,7 +355,8 @@ class AppointmentBase:
             after.value if after is not None else "deleted",
             appointment.company_id,
         )
-        tx.insert(
+        insert_new(
+            tx,
             AuditEntry(
                 id=self._ctx.ids.new_id(),
                 company_id=appointment.company_id,
@@ -365,7 +367,7 @@ class AppointmentBase:
                 modified_by=self._ctx.principal.user,
                 status_before=before,
                 status_after=after,
-            )
+            ),
         )
 
     def _event(

@@ -33,7 +33,7 @@ from slotwise.operations.customers import (
     find_customer_by_email,
 )
 from slotwise.operations.locations import settings_in_force
-from slotwise.storage.batched import prefetch
+from slotwise.storage.batched import insert_new, prefetch
 from slotwise.storage.protocol import Transaction
 
 from ._base import (
@@ -206,6 +206,9 @@ class AppointmentCreation(BookingChecks):
 
         def unit(tx: Transaction, held: frozenset[str]) -> Appointment:
             now = ctx.clock.now()
+            # The configuration (location, service, resources, blocks...) from the process's
+            # cache when the company's version read here says it is current (decision 49).
+            tx = ctx.configured_unit(tx)
             if idempotency_key is not None:
                 existing = self._replayed(tx, idempotency_key, fingerprint)
                 if existing is not None:
@@ -295,7 +298,7 @@ class AppointmentCreation(BookingChecks):
             if completing and customer is None and _linkable(details.email):
                 customer = self._add_customer(tx, details)
                 appointment = attrs.evolve(appointment, customer_id=customer.id)
-            tx.insert(appointment)
+            insert_new(tx, appointment)
             self._audit(tx, appointment, operation, None, status, now)
             if status is _BK:
                 self._event(tx, Trigger.BOOKING_CONFIRMATION, appointment, now, customer=customer)

@@ -30,6 +30,7 @@ from slotwise.model import (
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, Page, check_window
+from slotwise.storage.batched import insert_new
 from slotwise.storage.listing import ListQuery, as_page
 from slotwise.storage.outbox import append_event, appointment_payload
 from slotwise.storage.protocol import Store, Transaction
@@ -59,7 +60,8 @@ def _queue_reminders(
         due = appointment.start - timedelta(minutes=reminder.lead_minutes)
         if due < now:
             continue
-        tx.insert(
+        insert_new(
+            tx,
             QueuedReminder(
                 id=ctx.ids.new_id(),
                 company_id=appointment.company_id,
@@ -68,7 +70,7 @@ def _queue_reminders(
                 channel=channel,
                 ordinal=ordinal,
                 due_at=due,
-            )
+            ),
         )
 
 

@@ -15,7 +15,7 @@ from slotwise.clock import Clock, IdGenerator
 from slotwise.errors import NotAuthenticated, NotFound, Unauthorized
 from slotwise.model import Company, Location, OutboxEvent, Principal, Service, ServiceScope
 from slotwise.storage.configuration import ConfigurationCache
-from slotwise.storage.protocol import R, Reader, Store
+from slotwise.storage.protocol import R, Reader, Store, Transaction
 
 from .meetings import MeetingLinkProvider, NoMeetingLinks
 
@@ -66,6 +66,15 @@ class Context:
         if self.configuration is None:
             return reader
         return self.configuration.reader(reader, self.company_id)
+
+    def configured_unit(self, tx: Transaction) -> Transaction:
+        """
+        Return *tx* with the principal's company configuration answered from the cache, for a
+        unit of work that writes no configuration; call it before the unit writes anything.
+        """
+        if self.configuration is None:
+            return tx
+        return self.configuration.unit(tx, self.company_id)
 
     @property
     def company_id(self) -> str:

@@ -14,10 +14,10 @@ from collections.abc import Collection, Iterable
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from slotwise.model import Allocation, Appointment, Block
-from slotwise.storage.protocol import Reader
+from slotwise.model import Allocation, Appointment, Block, Record
+from slotwise.storage.protocol import Reader, Transaction
 
-__all__ = ["appointments_occupying", "prefetch", "windows_touching"]
+__all__ = ["appointments_occupying", "insert_new", "prefetch", "windows_touching"]
 
 # A service's padding is at most 1,440 minutes (slotwise.model.catalog.Service).
 _LONGEST_PADDING = timedelta(days=1)
@@ -28,6 +28,23 @@ def prefetch(reader: Reader, wanted: Iterable[tuple[type[Any], str | None]]) -> 
     read_at_once = getattr(reader, "prefetch", None)
     if read_at_once is not None:
         read_at_once([(kind, record_id) for kind, record_id in wanted if record_id is not None])
+
+
+def insert_new(tx: Transaction, record: Record) -> None:
+    """
+    Insert *record*, whose id was just generated, letting a store send it with the unit's next
+    statement when it can (``SQLStore`` on PostgreSQL: with the next sequence draw or the
+    ``COMMIT``, decision 49).
+
+    The one difference from ``tx.insert``: should the id exist after all, the store may raise
+    ``DuplicateRecord`` from a later call of the unit (or from its commit) instead of this one;
+    the unit of work then writes nothing. Use it only where a duplicate id ends the unit.
+    """
+    insert_later = getattr(tx, "insert_new", None)
+    if insert_later is not None:
+        insert_later(record)
+    else:
+        tx.insert(record)
 
 
 def windows_touching(

@@ -44,13 +44,14 @@ from slotwise.model import (
     Service,
     ServiceGroup,
 )
-from slotwise.storage.batched import appointments_occupying, prefetch
+from slotwise.storage.batched import appointments_occupying, insert_new, prefetch
 from slotwise.storage.listing import Listed, ListQuery
-from slotwise.storage.protocol import R, Reader
+from slotwise.storage.protocol import R, Reader, Transaction
 
 __all__ = [
     "CONFIGURATION_KINDS",
     "CachedReader",
+    "CachedUnit",
     "Configuration",
     "ConfigurationCache",
     "company_of",
@@ -194,6 +195,20 @@ class ConfigurationCache:
                 del self._held[next(iter(self._held))]
         return CachedReader(reader, fresh)
 
+    def unit(self, tx: Transaction, company_id: str) -> Transaction:
+        """
+        Return *tx* with *company_id*'s configuration reads answered from this cache, for a unit
+        of work that writes no configuration (a booking): call it before the unit writes
+        anything, so what it loads is what was committed (decision 49).
+
+        The version is read inside the unit, after its locks: a configuration change committed
+        before that read is seen, as a direct read at that moment would see it.
+        """
+        cached = self.reader(tx, company_id)
+        if not isinstance(cached, CachedReader):
+            return tx
+        return CachedUnit(tx, cached._configuration)
+
 
 class CachedReader:
     """
@@ -332,3 +347,44 @@ class CachedReader:
 
     def audit_of(self, appointment_id: str) -> list[AuditEntry]:
         return self._reader.audit_of(appointment_id)
+
+
+class CachedUnit(CachedReader):
+    """
+    A :class:`~slotwise.storage.protocol.Transaction` whose configuration reads come from a
+    :class:`Configuration`; writes go to the unit of work. It refuses configuration writes:
+    the configuration it answers from would no longer be the unit's.
+    """
+
+    def __init__(self, tx: Transaction, configuration: Configuration) -> None:
+        super().__init__(tx, configuration)
+        self._tx = tx
+
+    def _writable(self, kind: type[Any]) -> None:
+        if kind in CONFIGURATION_KINDS:
+            raise TypeError(f"a cached unit of work writes no {kind.__name__} (configuration)")
+
+    def insert(self, record: Record, /) -> None:
+        self._writable(type(record))
+        self._tx.insert(record)
+
+    def insert_new(self, record: Record, /) -> None:
+        """The store's ``insert_new`` (see :func:`slotwise.storage.batched.insert_new`)."""
+        self._writable(type(record))
+        insert_new(self._tx, record)
+
+    def update(self, record: Record, /) -> None:
+        self._writable(type(record))
+        self._tx.update(record)
+
+    def delete(self, kind: type[Record], record_id: str, /) -> None:
+        self._writable(kind)
+        self._tx.delete(kind, record_id)
+
+    def next_sequence(self) -> int:
+        return self._tx.next_sequence()
+
+    def claim_deliveries(
+        self, *, owner: str, now: datetime, lease_until: datetime, limit: int
+    ) -> list[OutboxEvent]:
+        return self._tx.claim_deliveries(owner=owner, now=now, lease_until=lease_until, limit=limit)

@@ -25,6 +25,7 @@ from slotwise.model import (
     to_json_data,
 )
 from slotwise.model._frozen import LazyJSON
+from slotwise.storage.batched import insert_new
 from slotwise.storage.protocol import Transaction
 
 __all__ = [
@@ -174,5 +175,5 @@ def append_event(
         payload=payload,
         created_at=now,
     )
-    tx.insert(event)
+    insert_new(tx, event)  # may ride with the unit's COMMIT
     return event

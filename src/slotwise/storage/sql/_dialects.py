@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -31,140 +31,13 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from slotwise.errors import ConflictError, StoreError, StoreUnavailable
 
-from ._schema import counters, locks, lookup_key, outbox_sequence
+from ._dialect_base import Dialect
+from ._riding import send
+from ._schema import counters, locks, lookup_key
 
 __all__ = ["Dialect", "MariaDB", "PostgreSQL", "SQLite", "dialect_for"]
 
 _OUTBOX_COUNTER = "outbox"
-
-
-class Dialect:
-    """The per-database part of ``SQLStore``; one instance per store."""
-
-    name = "sql"
-    supports_schema = True
-
-    def __init__(
-        self,
-        *,
-        namespace: str,
-        lock_timeout: float,
-        idle_timeout: float,
-        pool_mode: str = "session",
-    ) -> None:
-        self.namespace = namespace
-        self.lock_timeout = lock_timeout
-        self.idle_timeout = idle_timeout
-        self.pool_mode = pool_mode
-        # Statements built once per table and run with parameters: building `.values(...)`
-        # per call would cost SQLAlchemy a new cache key each time.
-        self._inserts: dict[Table, Any] = {}
-        self._ignoring: dict[Table, Any] = {}
-
-    # -- connections and units of work -----------------------------------------------------
-
-    def write_options(self) -> dict[str, Any]:
-        """Execution options of a connection running a unit of work."""
-        return {}
-
-    def read_options(self) -> dict[str, Any]:
-        """Execution options of a connection running a read."""
-        return {}
-
-    def configure(self, conn: Connection) -> None:
-        """Prepare a newly checked-out connection (per DBAPI connection settings)."""
-
-    def begin_read(self, conn: Connection) -> None:
-        """Start a read-only transaction with one consistent snapshot."""
-
-    def begin_write(self, conn: Connection, names: Collection[str]) -> bool:
-        """
-        Start a unit of work and take the locks *names*.
-
-        Returns:
-            ``False`` when the unit must be rolled back and begun again (a lock row had to be
-            created first); the caller retries.
-        """
-        raise NotImplementedError
-
-    def commit(self, conn: Connection) -> None:
-        """Commit the unit of work."""
-        conn.commit()
-
-    def rollback(self, conn: Connection, *, drawn: int | None) -> None:
-        """Roll the unit of work back; *drawn* is the highest sequence number it drew."""
-        del drawn  # a database sequence is not rolled back
-        conn.rollback()
-
-    # -- writes ------------------------------------------------------------------------------
-
-    def insert_record(self, conn: Connection, table: Table, values: dict[str, Any]) -> bool:
-        """Insert a record row; return ``False`` (writing nothing) when its id exists."""
-        statement = self._inserts.get(table)
-        if statement is None:
-            statement = self._inserts[table] = self._insert_statement(table)
-        return self._inserted(conn, statement, values)
-
-    def insert_ignoring_duplicates(
-        self, conn: Connection, table: Table, rows: Sequence[dict[str, Any]]
-    ) -> None:
-        """Insert *rows*, skipping those whose key exists (rows must be in key order)."""
-        statement = self._ignoring.get(table)
-        if statement is None:
-            statement = self._ignoring[table] = self._ignoring_statement(table)
-        conn.execute(statement, list(rows))
-
-    def _insert_statement(self, table: Table) -> Any:
-        """The insert of one record row that reports a duplicate id (see :meth:`_inserted`)."""
-        raise NotImplementedError
-
-    def _inserted(self, conn: Connection, statement: Any, values: dict[str, Any]) -> bool:
-        """Run the insert; tell whether the row was written."""
-        return conn.execute(statement, values).first() is not None
-
-    def _ignoring_statement(self, table: Table) -> Any:
-        """An insert that skips rows whose key exists."""
-        raise NotImplementedError
-
-    def next_sequence(self, conn: Connection) -> int:
-        """Draw the next outbox sequence number."""
-        value = conn.scalar(outbox_sequence.next_value())
-        assert value is not None
-        return int(value)
-
-    # -- schema ------------------------------------------------------------------------------
-
-    @contextmanager
-    def schema_guard(self, conn: Connection) -> Iterator[None]:
-        """Hold a lock while the tables are created or upgraded (processes start at once)."""
-        yield
-
-    def create_schema(self, conn: Connection, schema: str) -> None:
-        """Create the schema (PostgreSQL) or database (MariaDB) *schema* if it is missing."""
-
-    # -- errors ------------------------------------------------------------------------------
-
-    def classify(self, error: exc.DBAPIError) -> type[StoreError]:
-        """Return the slotwise error class a driver error maps to."""
-        return StoreError
-
-    def translate(self, error: BaseException, doing: str) -> StoreError:
-        """Return the typed slotwise error for a driver (or SQLAlchemy) *error*."""
-        if isinstance(error, exc.DBAPIError):
-            if error.connection_invalidated:
-                kind: type[StoreError] = StoreUnavailable
-            else:
-                kind = self.classify(error)
-            detail = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
-        else:
-            # Not wrapped by SQLAlchemy: a driver refusing a value (UnicodeEncodeError...).
-            kind = StoreError
-            detail = f"{type(error).__name__}: {str(error).strip()[:200]}"
-        reason = {
-            ConflictError: "conflicted with a concurrent unit of work; retrying may succeed",
-            StoreUnavailable: "could not reach the database",
-        }.get(kind, "failed")
-        return kind(f"{self.name} store {doing} {reason}: {detail}")
 
 
 class SQLite(Dialect):
@@ -213,6 +86,10 @@ class SQLite(Dialect):
 
     def commit(self, conn: Connection) -> None:
         conn.exec_driver_sql("COMMIT")
+
+    def abort(self, conn: Connection) -> None:
+        if conn.connection.driver_connection.in_transaction:  # type: ignore[union-attr]
+            conn.exec_driver_sql("ROLLBACK")
 
     def rollback(self, conn: Connection, *, drawn: int | None) -> None:
         if drawn is None:
@@ -276,9 +153,10 @@ class SQLite(Dialect):
 
 
 class PostgreSQL(Dialect):
-    """PostgreSQL through psycopg 3 (psycopg 2 works as well)."""
+    """PostgreSQL through psycopg 3."""
 
     name = "PostgreSQL"
+    rides_writes = True
     # serialization_failure, deadlock_detected, lock_not_available (lock_timeout),
     # query_canceled (statement_timeout), transaction_rollback.
     _CONFLICT = frozenset({"40001", "40P01", "55P03", "57014", "40000"})
@@ -289,8 +167,9 @@ class PostgreSQL(Dialect):
     _PREPARED = frozenset({"26000", "42P05"})
 
     def write_options(self) -> dict[str, Any]:
-        # Each statement after the locks sees every commit made before they were granted.
-        return {"isolation_level": "READ COMMITTED"}
+        # The driver in autocommit mode: the unit's BEGIN travels with its locks, its COMMIT
+        # with its last writes (see begin_write and ``_riding``), not each in a round trip.
+        return {"isolation_level": "AUTOCOMMIT"}
 
     def read_options(self) -> dict[str, Any]:
         return {"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}
@@ -311,24 +190,32 @@ class PostgreSQL(Dialect):
         return int.from_bytes(digest, "big", signed=True)
 
     def begin_write(self, conn: Connection, names: Collection[str]) -> bool:
-        # Sorted by key, not by name: two names sharing a key (a 2**-64 chance) must not be
-        # taken in opposite orders by two units of work. Target-list items are evaluated in
-        # order, so the timeouts are set before the first lock is waited for.
+        # One round trip: BEGIN, the timeouts, then the locks, sorted by key, not by name (two
+        # names sharing a key, a 2**-64 chance, must not be taken in opposite orders by two
+        # units). Target-list items are evaluated in order, so the timeouts are set before the
+        # first lock is waited for. Every value is an integer this store computed.
         keys = sorted({self.advisory_key(name) for name in names})
-        columns: list[Any] = [
-            func.set_config("lock_timeout", f"{math.ceil(self.lock_timeout * 1000)}ms", True),
-            func.set_config(
-                "idle_in_transaction_session_timeout",
-                f"{math.ceil(self.idle_timeout * 1000)}ms",
-                True,
+        columns = [
+            f"set_config('lock_timeout', '{math.ceil(self.lock_timeout * 1000)}ms', true)",
+            (
+                "set_config('idle_in_transaction_session_timeout', "
+                f"'{math.ceil(self.idle_timeout * 1000)}ms', true)"
             ),
         ]
-        columns += [
-            func.pg_advisory_xact_lock(cast(bindparam(f"k{index}", key, BigInteger), BigInteger))
-            for index, key in enumerate(keys)
-        ]
-        conn.execute(select(*columns))
+        columns += [f"pg_advisory_xact_lock(CAST({key} AS bigint))" for key in keys]
+        send(conn, ["BEGIN ISOLATION LEVEL READ COMMITTED", "SELECT " + ", ".join(columns)])
         return True
+
+    def commit(self, conn: Connection) -> None:
+        send(conn, ["COMMIT"])
+
+    def abort(self, conn: Connection) -> None:
+        conn.rollback()
+        # The unit's BEGIN went by the driver's back (autocommit): psycopg sends ROLLBACK
+        # whenever the server reports a transaction open.
+        driver = conn.connection.driver_connection
+        if driver is not None:
+            driver.rollback()
 
     def _insert_statement(self, table: Table) -> Any:
         # ON CONFLICT DO NOTHING instead of catching the unique violation: a failed statement

@@ -373,7 +373,13 @@ class SQLStore:
                 f"{failure.message}; the unit of work was rolled back, nothing was written"
             ) from failure
         try:
-            self._dialect.commit(conn)
+            if tx._queued:
+                tx._send_queued(["COMMIT"])  # the unit's last writes and its commit together
+            else:
+                self._dialect.commit(conn)
+        except StoreError:
+            self._rollback(conn, tx)  # a queued write failed (reported as it is)
+            raise
         except Exception as error:
             self._rollback(conn, tx)
             raise self._dialect.translate(error, "committing") from error
@@ -408,11 +414,7 @@ class SQLStore:
     def _abandon(self, conn: Connection) -> None:
         """Roll back whatever is open on *conn*; discard the connection if that fails."""
         try:
-            if self._dialect.name == "SQLite":
-                if conn.connection.driver_connection.in_transaction:  # type: ignore[union-attr]
-                    conn.exec_driver_sql("ROLLBACK")
-            else:
-                conn.rollback()
+            self._dialect.abort(conn)
         except Exception:
             with suppress(Exception):
                 conn.invalidate()

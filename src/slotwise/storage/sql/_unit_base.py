@@ -9,11 +9,12 @@ from typing import Any, Protocol
 
 from sqlalchemy import Connection
 
-from slotwise.errors import StoreError
+from slotwise.errors import DuplicateRecord, StoreError
 from slotwise.storage.protocol import R
 
 from ._codec import decode
-from ._dialects import Dialect
+from ._dialect_base import Dialect
+from ._riding import Queued, send
 from ._statements import _STATEMENTS
 
 __all__ = ["UnitBase", "UnitHost"]
@@ -35,16 +36,41 @@ class UnitBase:
         self._store = store
         self._conn = conn
         self._failure: StoreError | None = None
+        # Inserts of new records waiting to ride with the unit's next statement (PostgreSQL).
+        self._queued = Queued()
         # Records this unit of work read by id or wrote: a unit never reads one twice (a
         # booking asks for its company three times). Records are frozen values, so sharing
         # them is safe; the unit's own writes keep the entries current.
         self._known: dict[tuple[type[Any], str], Any] = {}
 
     def _rows(self, statement: Any, parameters: dict[str, Any] | None = None) -> Sequence[Any]:
+        self._send_queued()
         try:
             return self._conn.execute(statement, parameters).all()
         except Exception as error:
             raise self._failed(error, "reading") from error
+
+    def _send_queued(self, tail: Sequence[str] = ()) -> list[Any]:
+        """
+        Send the writes queued to ride (``_riding``) followed by *tail*, in one round trip;
+        return the rows of the last statement. Nothing is sent when there is nothing to send.
+
+        Raises:
+            DuplicateRecord: when a queued insert met an existing id (the unit is then failed).
+        """
+        if not self._queued and not tail:
+            return []
+        try:
+            rows = send(self._conn, self._queued.take() + list(tail))
+        except Exception as error:
+            duplicate = self._queued.duplicate(error)
+            self._queued.records.clear()
+            if duplicate is None:
+                raise self._failed(error, "writing") from error
+            self._failed(error, "writing")  # the transaction is aborted: it must not commit
+            raise DuplicateRecord(kind=duplicate[0], field="id", value=duplicate[1]) from error
+        self._queued.records.clear()
+        return rows
 
     def _failed(self, error: Exception, doing: str) -> StoreError:
         failure = self._store._dialect.translate(error, doing)

@@ -4,11 +4,12 @@ The writes of ``SQLStore`` on one connection: its ``Transaction``; every write c
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime, timedelta
 from typing import Any
 
 import attrs
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Table, insert, select
 
 from slotwise._time import ensure_aware
 from slotwise.errors import DuplicateRecord, FieldTooLong, NotFound, StoreError
@@ -16,7 +17,8 @@ from slotwise.model import Appointment, OutboxEvent, Record, Service
 from slotwise.storage.configuration import CONFIGURATION_KINDS
 
 from ._codec import decode, encode
-from ._schema import KEY_LENGTH, RECORD_TABLES, record_values, spans
+from ._riding import compiled_sql
+from ._schema import KEY_LENGTH, RECORD_TABLES, outbox_sequence, record_values, spans
 from ._statements import (
     _BUMP_VERSION,
     _CLAIM,
@@ -32,6 +34,14 @@ from ._units import SQLReader
 
 __all__ = ["SQLTransaction"]
 
+_NEXT_SEQUENCE = select(outbox_sequence.next_value())
+
+
+@functools.cache
+def _plain_insert(table: Table) -> Any:
+    """An insert that fails on an existing id (a queued insert cannot be asked if it wrote)."""
+    return insert(table)
+
 
 class SQLTransaction(SQLReader):
     """The protocol's writes; every write checks before it changes anything."""
@@ -43,6 +53,7 @@ class SQLTransaction(SQLReader):
         self._versioned: set[str] = set()
 
     def _execute(self, statement: Any, parameters: Any = None) -> Any:
+        self._send_queued()  # in order: the queued writes first
         try:
             return self._conn.execute(statement, parameters)
         except Exception as error:
@@ -53,6 +64,7 @@ class SQLTransaction(SQLReader):
         self._statements(kind)
         values = self._values(record)
         self._configuration_changes(record)
+        self._send_queued()
         try:
             inserted = self._store._dialect.insert_record(self._conn, RECORD_TABLES[kind], values)
         except Exception as error:
@@ -92,6 +104,39 @@ class SQLTransaction(SQLReader):
         if kind is Appointment:
             self._execute(_UNLINK, {"record_id": record_id})
 
+    def insert_new(self, record: Record, /) -> None:
+        """
+        Insert *record*, whose id was just generated: an optional capability of this store,
+        used through :func:`slotwise.storage.batched.insert_new`.
+
+        On PostgreSQL (psycopg 3) the insert is queued and rides with the unit's next
+        statement, a sequence draw or the ``COMMIT`` (decision 49): an id that exists after all
+        raises ``DuplicateRecord`` there and the unit writes nothing. Elsewhere, and for a
+        configuration record, this is :meth:`insert`.
+        """
+        kind = type(record)
+        if (
+            not self._store._dialect.rides_writes
+            or self._conn.dialect.driver != "psycopg"
+            or kind in CONFIGURATION_KINDS
+        ):
+            self.insert(record)
+            return
+        self._statements(kind)
+        values = self._values(record)
+        table = RECORD_TABLES[kind]
+        self._queue(_plain_insert(table), values)
+        self._queued.records.append((table.name, kind.__name__, record.id))
+        if isinstance(record, Appointment):
+            self._link(record, replace=False, queue=True)
+        self._known[(kind, record.id)] = record
+
+    def _queue(self, statement: Any, values: dict[str, Any]) -> None:
+        try:
+            self._queued.sql.append(compiled_sql(self._conn, statement, values))
+        except Exception as error:
+            raise self._failed(error, "writing") from error
+
     def _configuration_changes(self, record: Record) -> None:
         """
         Raise the configuration version of *record*'s company, once per unit of work, before
@@ -101,6 +146,7 @@ class SQLTransaction(SQLReader):
         if type(record) not in CONFIGURATION_KINDS or record.company_id in self._versioned:
             return
         company_id = record.company_id
+        self._send_queued()
         try:
             self._store._dialect.insert_ignoring_duplicates(
                 self._conn, _VERSIONS, [{"company_id": company_id, "version": 0}]
@@ -111,10 +157,15 @@ class SQLTransaction(SQLReader):
         self._versioned.add(company_id)
 
     def next_sequence(self) -> int:
-        try:
-            number = self._store._dialect.next_sequence(self._conn)
-        except Exception as error:
-            raise self._failed(error, "drawing a sequence number") from error
+        if self._queued:
+            # The queued writes and the draw in one round trip.
+            draw = compiled_sql(self._conn, _NEXT_SEQUENCE, {})
+            number = int(self._send_queued([draw])[0][0])
+        else:
+            try:
+                number = self._store._dialect.next_sequence(self._conn)
+            except Exception as error:
+                raise self._failed(error, "drawing a sequence number") from error
         self._drawn = number if self._drawn is None else max(self._drawn, number)
         return number
 
@@ -158,13 +209,13 @@ class SQLTransaction(SQLReader):
                     )
         return values
 
-    def _link(self, record: Appointment, *, replace: bool) -> None:
+    def _link(self, record: Appointment, *, replace: bool, queue: bool = False) -> None:
         """Write the appointment's resource rows and grow the span bounds it exceeds."""
         if replace:
             self._execute(_UNLINK, {"record_id": record.id})
         resources = sorted(set(record.resource_ids))
         if resources:
-            rows = [
+            rows: list[dict[str, Any]] = [
                 {
                     "appointment_id": record.id,
                     "resource_id": resource_id,
@@ -173,12 +224,17 @@ class SQLTransaction(SQLReader):
                 }
                 for resource_id in resources
             ]
-            self._execute(_LINK_ROWS, rows)
+            if queue:
+                for row in rows:
+                    self._queue(_LINK_ROWS, row)
+            else:
+                self._execute(_LINK_ROWS, rows)
         length = (record.end - record.start) // _MICROSECOND
         self._grow_spans(
             [("location", record.location_id)]
             + [("resource", resource_id) for resource_id in resources],
             length,
+            queue=queue,
         )
 
     def _bound_padding(self, record: Service) -> None:
@@ -186,7 +242,7 @@ class SQLTransaction(SQLReader):
         padding = timedelta(minutes=record.padding) // _MICROSECOND
         self._grow_spans([("padding", record.company_id)], padding)
 
-    def _grow_spans(self, keys: list[tuple[str, str]], length: int) -> None:
+    def _grow_spans(self, keys: list[tuple[str, str]], length: int, *, queue: bool = False) -> None:
         """Insert a span row of *length* for each key whose stored bound is below it."""
         known = self._store._known_spans
         needed = [key for key in keys if known.get(key, -1) < length]
@@ -196,8 +252,13 @@ class SQLTransaction(SQLReader):
             {"scope": scope, "scope_id": scope_id, "length": length}
             for scope, scope_id in sorted(needed)
         ]
-        try:
-            self._store._dialect.insert_ignoring_duplicates(self._conn, spans, rows)
-        except Exception as error:
-            raise self._failed(error, "writing") from error
+        if queue:
+            for row in rows:
+                self._queue(self._store._dialect.ignoring(spans), row)
+        else:
+            self._send_queued()
+            try:
+                self._store._dialect.insert_ignoring_duplicates(self._conn, spans, rows)
+            except Exception as error:
+                raise self._failed(error, "writing") from error
         self._new_spans += [(key, length) for key in needed]

@@ -1,0 +1,157 @@
+"""
+The part of ``SQLStore``'s per-database support every database shares (``_dialects.py`` holds
+each database's own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Connection, Table, exc
+
+from slotwise.errors import ConflictError, StoreError, StoreUnavailable
+
+from ._schema import outbox_sequence
+
+__all__ = ["Dialect"]
+
+
+class Dialect:
+    """The per-database part of ``SQLStore``; one instance per store."""
+
+    name = "sql"
+    supports_schema = True
+    rides_writes = False
+    """Whether a unit's inserts of new records may ride with its next statement (``_riding``)."""
+
+    def __init__(
+        self,
+        *,
+        namespace: str,
+        lock_timeout: float,
+        idle_timeout: float,
+        pool_mode: str = "session",
+    ) -> None:
+        self.namespace = namespace
+        self.lock_timeout = lock_timeout
+        self.idle_timeout = idle_timeout
+        self.pool_mode = pool_mode
+        # Statements built once per table and run with parameters: building `.values(...)`
+        # per call would cost SQLAlchemy a new cache key each time.
+        self._inserts: dict[Table, Any] = {}
+        self._ignoring: dict[Table, Any] = {}
+
+    # -- connections and units of work -----------------------------------------------------
+
+    def write_options(self) -> dict[str, Any]:
+        """Execution options of a connection running a unit of work."""
+        return {}
+
+    def read_options(self) -> dict[str, Any]:
+        """Execution options of a connection running a read."""
+        return {}
+
+    def configure(self, conn: Connection) -> None:
+        """Prepare a newly checked-out connection (per DBAPI connection settings)."""
+
+    def begin_read(self, conn: Connection) -> None:
+        """Start a read-only transaction with one consistent snapshot."""
+
+    def begin_write(self, conn: Connection, names: Collection[str]) -> bool:
+        """
+        Start a unit of work and take the locks *names*.
+
+        Returns:
+            ``False`` when the unit must be rolled back and begun again (a lock row had to be
+            created first); the caller retries.
+        """
+        raise NotImplementedError
+
+    def commit(self, conn: Connection) -> None:
+        """Commit the unit of work."""
+        conn.commit()
+
+    def rollback(self, conn: Connection, *, drawn: int | None) -> None:
+        """Roll the unit of work back; *drawn* is the highest sequence number it drew."""
+        del drawn  # a database sequence is not rolled back
+        self.abort(conn)
+
+    def abort(self, conn: Connection) -> None:
+        """Roll back whatever is open on *conn* (a unit of work or a read)."""
+        conn.rollback()
+
+    # -- writes ------------------------------------------------------------------------------
+
+    def insert_record(self, conn: Connection, table: Table, values: dict[str, Any]) -> bool:
+        """Insert a record row; return ``False`` (writing nothing) when its id exists."""
+        statement = self._inserts.get(table)
+        if statement is None:
+            statement = self._inserts[table] = self._insert_statement(table)
+        return self._inserted(conn, statement, values)
+
+    def insert_ignoring_duplicates(
+        self, conn: Connection, table: Table, rows: Sequence[dict[str, Any]]
+    ) -> None:
+        """Insert *rows*, skipping those whose key exists (rows must be in key order)."""
+        conn.execute(self.ignoring(table), list(rows))
+
+    def ignoring(self, table: Table) -> Any:
+        """The insert into *table* that skips a row whose key exists (built once)."""
+        statement = self._ignoring.get(table)
+        if statement is None:
+            statement = self._ignoring[table] = self._ignoring_statement(table)
+        return statement
+
+    def _insert_statement(self, table: Table) -> Any:
+        """The insert of one record row that reports a duplicate id (see :meth:`_inserted`)."""
+        raise NotImplementedError
+
+    def _inserted(self, conn: Connection, statement: Any, values: dict[str, Any]) -> bool:
+        """Run the insert; tell whether the row was written."""
+        return conn.execute(statement, values).first() is not None
+
+    def _ignoring_statement(self, table: Table) -> Any:
+        """An insert that skips rows whose key exists."""
+        raise NotImplementedError
+
+    def next_sequence(self, conn: Connection) -> int:
+        """Draw the next outbox sequence number."""
+        value = conn.scalar(outbox_sequence.next_value())
+        assert value is not None
+        return int(value)
+
+    # -- schema ------------------------------------------------------------------------------
+
+    @contextmanager
+    def schema_guard(self, conn: Connection) -> Iterator[None]:
+        """Hold a lock while the tables are created or upgraded (processes start at once)."""
+        yield
+
+    def create_schema(self, conn: Connection, schema: str) -> None:
+        """Create the schema (PostgreSQL) or database (MariaDB) *schema* if it is missing."""
+
+    # -- errors ------------------------------------------------------------------------------
+
+    def classify(self, error: exc.DBAPIError) -> type[StoreError]:
+        """Return the slotwise error class a driver error maps to."""
+        return StoreError
+
+    def translate(self, error: BaseException, doing: str) -> StoreError:
+        """Return the typed slotwise error for a driver (or SQLAlchemy) *error*."""
+        if isinstance(error, exc.DBAPIError):
+            if error.connection_invalidated:
+                kind: type[StoreError] = StoreUnavailable
+            else:
+                kind = self.classify(error)
+            detail = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
+        else:
+            # Not wrapped by SQLAlchemy: a driver refusing a value (UnicodeEncodeError...).
+            kind = StoreError
+            detail = f"{type(error).__name__}: {str(error).strip()[:200]}"
+        reason = {
+            ConflictError: "conflicted with a concurrent unit of work; retrying may succeed",
+            StoreUnavailable: "could not reach the database",
+        }.get(kind, "failed")
+        return kind(f"{self.name} store {doing} {reason}: {detail}")

@@ -1,0 +1,176 @@
+"""
+A booking's round trips on PostgreSQL, counted on the wire, and the writes that ride with the
+unit's next statement (decision 49): a duplicate among them still writes nothing.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import make_url
+
+from slotwise import (
+    Appointment,
+    AuditEntry,
+    BookingWindow,
+    BusinessHours,
+    DuplicateRecord,
+    LocationSettings,
+    OutboxEvent,
+    Scheduler,
+)
+from slotwise.storage.sql import SQLStore
+from slotwise.testing import ManualClock, SequentialIds
+
+from .servers import POSTGRES, server_engine, unique_name
+from .test_sql_stores import BACKENDS, Backend
+
+NOW = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
+SLOT = datetime(2026, 1, 6, 15, 0, tzinfo=UTC)
+
+pytestmark = pytest.mark.external_service
+
+
+class _Trips:
+    """Round trips through one relay: the client sending after the server last sent."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._lock = threading.Lock()
+        self._last: dict[int, str] = {}
+
+    def saw(self, key: int, side: str) -> None:
+        with self._lock:
+            if side == "client" and self._last.get(key) != "client":
+                self.count += 1
+            self._last[key] = side
+
+
+def _pump(source: socket.socket, sink: socket.socket, trips: _Trips, key: int, side: str) -> None:
+    with suppress(OSError):
+        while data := source.recv(65536):
+            trips.saw(key, side)
+            sink.sendall(data)
+    for end in (source, sink):
+        with suppress(OSError):
+            end.shutdown(socket.SHUT_RDWR)
+
+
+@contextmanager
+def _relay(host: str, port: int) -> Iterator[tuple[int, _Trips]]:
+    """A TCP relay to *host*:*port* counting round trips (a copy of benchmarks/round_trips.py)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    trips = _Trips()
+    ends: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection((host, port))
+            ends.extend((client, server))
+            key = client.fileno()
+            for source, sink, side in ((client, server, "client"), (server, client, "server")):
+                threading.Thread(
+                    target=_pump, args=(source, sink, trips, key, side), daemon=True
+                ).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield listener.getsockname()[1], trips
+    finally:
+        listener.close()
+        for end in ends:
+            with suppress(OSError):
+                end.close()
+
+
+def _business(store: SQLStore, ids: str) -> tuple[Scheduler, str, str, str, str]:
+    """A company open around the clock with one service, resource and customer."""
+    scheduler = Scheduler(store, clock=ManualClock(NOW), ids=SequentialIds(ids))
+    company = scheduler.create_company(name="Spa", timezone="America/New_York")
+    ws = scheduler.for_company(company.id)
+    ws.locations.create(
+        name="Downtown",
+        business_hours=BusinessHours.always(),
+        settings=LocationSettings(
+            booking_window=BookingWindow(book_ahead_unit="days", book_ahead_value=30)
+        ),
+    )
+    service = ws.services.create(name="Cut", duration=30, booking_interval=30, reason="x")
+    resource = ws.resources.create(name="Ann", reason="x")
+    customer = ws.customers.create(first_name="Bo", email="bo@example.com")
+    return scheduler, company.id, service.id, resource.id, customer.id
+
+
+def test_a_postgresql_booking_makes_nine_round_trips() -> None:
+    """A steady-state booking on PostgreSQL, counted on the wire (BEGIN, COMMIT, ping included)."""
+    engine = server_engine(POSTGRES)
+    url = make_url(POSTGRES.url)
+    schema = unique_name()
+    try:
+        with _relay(url.host or "127.0.0.1", url.port or 5432) as (port, trips):
+            relayed = url.set(host="127.0.0.1", port=port).render_as_string(hide_password=False)
+            store = SQLStore(relayed, schema=schema)
+            try:
+                scheduler, company, service, resource, customer = _business(store, "rt-")
+                ws = scheduler.for_company(company)
+                for number in range(3):
+                    before = trips.count
+                    ws.appointments.create(
+                        service_id=service,
+                        start=SLOT + number * timedelta(minutes=30),
+                        end=SLOT + (number + 1) * timedelta(minutes=30),
+                        resource_ids=[resource],
+                        customer_id=customer,
+                        complete_booking="BK",
+                    )
+                    made = trips.count - before
+            finally:
+                store.close()
+    finally:
+        POSTGRES.drop(engine, schema)
+    # The pool's ping, BEGIN with the locks, six reads, the three inserts with the sequence
+    # draw, the event with the COMMIT (docs/sql.md, "One booking's statements").
+    assert made == 9
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_booking_whose_new_id_exists_raises_duplicate_record_and_writes_nothing(
+    backend: Backend,
+) -> None:
+    """An appointment id that exists after all: DuplicateRecord, and no audit entry or event."""
+    with backend.opener() as store:
+        _scheduler, company, service, resource, customer = _business(store, "dup-")
+        clock = ManualClock(NOW)
+
+        def book(start: datetime) -> None:
+            again = Scheduler(store, clock=clock, ids=SequentialIds("again-"))
+            again.for_company(company).appointments.create(
+                service_id=service,
+                start=start,
+                end=start + timedelta(minutes=30),
+                resource_ids=[resource],
+                customer_id=customer,
+                complete_booking="BK",
+            )
+
+        book(SLOT)
+        with store.read() as reader:
+            audits = len(reader.find(AuditEntry, company_id=company))
+            events = len(reader.find(OutboxEvent, company_id=company))
+        with pytest.raises(DuplicateRecord) as caught:
+            book(SLOT + timedelta(hours=1))  # the same generator: the same appointment id
+        assert caught.value.value == "again-1"
+        with store.read() as reader:
+            assert len(reader.find(AuditEntry, company_id=company)) == audits
+            assert len(reader.find(OutboxEvent, company_id=company)) == events
+            starts = [a.start for a in reader.find(Appointment, company_id=company)]
+        assert starts == [SLOT]
