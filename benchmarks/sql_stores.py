@@ -461,17 +461,10 @@ def run_statements(kind: str) -> dict[str, Any]:
 
         engine = store.engine  # type: ignore[attr-defined]
         event.listen(engine, "before_cursor_execute", listen)
-        # What the store sends below SQLAlchemy (PostgreSQL's BEGIN with the locks, the writes
-        # riding with the sequence draw and the COMMIT: decision 49).
-        from slotwise.storage.sql import _riding
-
-        riding = [(lambda text: sent.append("[driver] " + " ".join(text.split())))]
-        _riding.OBSERVERS.extend(riding)
         try:
             business.book(ws, RESOURCES, 0, 1)  # the same resource, its next half hour
         finally:
             event.remove(engine, "before_cursor_execute", listen)
-            _riding.OBSERVERS.remove(riding[0])
         counted = None if trips is None else trips.count - before
         prefix = f"{target.schema}." if target.schema else ""
     return {

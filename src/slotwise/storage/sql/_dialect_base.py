@@ -23,8 +23,6 @@ class Dialect:
 
     name = "sql"
     supports_schema = True
-    rides_writes = False
-    """Whether a unit's inserts of new records may ride with its next statement (``_riding``)."""
 
     def __init__(
         self,
@@ -67,6 +65,18 @@ class Dialect:
             ``False`` when the unit must be rolled back and begun again (a lock row had to be
             created first); the caller retries.
         """
+        raise NotImplementedError
+
+    def rides(self, conn: Connection) -> bool:
+        """
+        Whether units of work on *conn* send BEGIN and the locks with their first statement, and
+        new records with a later one (``_riding``); then :meth:`opening` gives the statements.
+        """
+        del conn
+        return False
+
+    def opening(self, names: Collection[str]) -> list[str]:
+        """The statements beginning a unit of work holding *names*, when :meth:`rides`."""
         raise NotImplementedError
 
     def commit(self, conn: Connection) -> None:

@@ -156,7 +156,6 @@ class PostgreSQL(Dialect):
     """PostgreSQL through psycopg 3."""
 
     name = "PostgreSQL"
-    rides_writes = True
     # serialization_failure, deadlock_detected, lock_not_available (lock_timeout),
     # query_canceled (statement_timeout), transaction_rollback.
     _CONFLICT = frozenset({"40001", "40P01", "55P03", "57014", "40000"})
@@ -190,6 +189,15 @@ class PostgreSQL(Dialect):
         return int.from_bytes(digest, "big", signed=True)
 
     def begin_write(self, conn: Connection, names: Collection[str]) -> bool:
+        send(conn, self.opening(names))
+        return True
+
+    def rides(self, conn: Connection) -> bool:
+        """Whether *conn*'s units run driver-level, writes and BEGIN riding (psycopg 3)."""
+        return conn.dialect.driver == "psycopg"
+
+    def opening(self, names: Collection[str]) -> list[str]:
+        """The statements beginning a unit of work holding the locks *names*."""
         # One round trip: BEGIN, the timeouts, then the locks, sorted by key, not by name (two
         # names sharing a key, a 2**-64 chance, must not be taken in opposite orders by two
         # units). Target-list items are evaluated in order, so the timeouts are set before the
@@ -203,8 +211,7 @@ class PostgreSQL(Dialect):
             ),
         ]
         columns += [f"pg_advisory_xact_lock(CAST({key} AS bigint))" for key in keys]
-        send(conn, ["BEGIN ISOLATION LEVEL READ COMMITTED", "SELECT " + ", ".join(columns)])
-        return True
+        return ["BEGIN ISOLATION LEVEL READ COMMITTED", "SELECT " + ", ".join(columns)]
 
     def commit(self, conn: Connection) -> None:
         send(conn, ["COMMIT"])

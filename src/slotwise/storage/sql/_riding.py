@@ -20,13 +20,10 @@ from typing import Any
 
 from sqlalchemy import Connection, exc
 
-__all__ = ["OBSERVERS", "Queued", "compiled_sql", "send"]
-
-OBSERVERS: list[Any] = []
-"""Callables given each statement :func:`send` sends (``benchmarks/sql_stores.py`` lists them)."""
+__all__ = ["Queued", "compiled_sql", "send"]
 
 # The statements compiled for the hot path, per (statement, columns, schema map).
-_COMPILED: dict[tuple[int, tuple[str, ...], tuple[tuple[Any, Any], ...]], Any] = {}
+_COMPILED: dict[tuple[Any, tuple[str, ...], tuple[tuple[Any, Any], ...]], Any] = {}
 # "Key (id)=(abc) already exists." -- the id of the row a unique violation met.
 _KEY = re.compile(r"Key \(id\)=\((?P<id>.*)\) already exists")
 
@@ -73,23 +70,29 @@ def compiled_sql(conn: Connection, statement: Any, values: dict[str, Any]) -> st
     import psycopg
 
     translate = conn.get_execution_options().get("schema_translate_map") or {}
-    key = (id(statement), tuple(values), tuple(sorted(translate.items(), key=repr)))
+    # Keyed by the statement itself (kept alive: an id could be reused), bounded.
+    key = (statement, tuple(values), tuple(sorted(translate.items(), key=repr)))
     compiled = _COMPILED.get(key)
     if compiled is None:
+        if len(_COMPILED) >= 1024:
+            _COMPILED.clear()
         compiled = _COMPILED[key] = statement.compile(
             dialect=conn.dialect,
             column_keys=list(values),
             schema_translate_map=translate or None,
             render_schema_translate=bool(translate),
         )
-    parameters = compiled.construct_params(values)
-    # The columns' own conversions (Instant to UTC), as SQLAlchemy applies them when it runs one.
-    for name, convert in compiled._bind_processors.items():
-        if name in parameters:
-            parameters[name] = convert(parameters[name])
+    # IN lists expanded to one parameter per value, as SQLAlchemy does when it runs one.
+    expanded = compiled.construct_expanded_state(values)
+    parameters = dict(expanded.parameters)
+    # The columns' own conversions (Instant to UTC), as SQLAlchemy applies them.
+    for convert_all in (compiled._bind_processors, expanded.processors):
+        for name, convert in convert_all.items():
+            if name in parameters:
+                parameters[name] = convert(parameters[name])
     driver = conn.connection.driver_connection
     assert driver is not None
-    rendered: str = psycopg.ClientCursor(driver).mogrify(compiled.string, parameters)
+    rendered: str = psycopg.ClientCursor(driver).mogrify(expanded.statement, parameters)
     return rendered
 
 
@@ -102,15 +105,21 @@ def send(conn: Connection, statements: list[str]) -> list[Any]:
         sqlalchemy.exc.DBAPIError: wrapping the driver's error for the first statement that
             failed (the rest did not run); the connection is invalidated when it was lost.
     """
-    for observe in OBSERVERS:
-        for statement in statements:
-            observe(statement)
     joined = "; ".join(statements)
     driver = conn.connection.driver_connection
     assert driver is not None
     cursor = driver.cursor()
+    # SQLAlchemy's cursor events see each statement (with no parameters and no execution
+    # context: they went below SQLAlchemy), so a host's statement logging still sees them.
+    dispatch = conn.dispatch
+    if dispatch.before_cursor_execute:
+        for statement in statements:
+            dispatch.before_cursor_execute(conn, cursor, statement, None, None, False)
     try:
         cursor.execute(joined)
+        if dispatch.after_cursor_execute:
+            for statement in statements:
+                dispatch.after_cursor_execute(conn, cursor, statement, None, None, False)
         if conn.dialect.driver == "psycopg":  # psycopg 2 keeps only the last result
             while cursor.nextset():
                 pass

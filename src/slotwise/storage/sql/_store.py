@@ -306,8 +306,14 @@ class SQLStore:
             try:
                 conn = self._connect(self._dialect.write_options(), "opening a unit of work")
                 try:
-                    self._begin(conn, names)
                     tx = SQLTransaction(self, conn)
+                    if self._dialect.rides(conn):
+                        # BEGIN and the locks ride with the unit's first statement (retried
+                        # there as _begin retries them).
+                        tx._opening = self._dialect.opening(names)
+                        tx._riding = True
+                    else:
+                        self._begin(conn, names)
                     try:
                         yield tx
                     except BaseException:
@@ -375,6 +381,8 @@ class SQLStore:
         try:
             if tx._queued:
                 tx._send_queued(["COMMIT"])  # the unit's last writes and its commit together
+            elif tx._opening:
+                tx._opening = []  # the unit sent nothing at all: there is nothing to commit
             else:
                 self._dialect.commit(conn)
         except StoreError:

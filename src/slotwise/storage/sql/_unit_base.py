@@ -4,20 +4,23 @@ What every unit of work of ``SQLStore`` shares: its connection, its store, failu
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any, Protocol
 
 from sqlalchemy import Connection
 
-from slotwise.errors import DuplicateRecord, StoreError
+from slotwise.errors import ConflictError, DuplicateRecord, StoreError
 from slotwise.storage.protocol import R
 
 from ._codec import decode
 from ._dialect_base import Dialect
-from ._riding import Queued, send
+from ._riding import Queued, compiled_sql, send
 from ._statements import _STATEMENTS
 
 __all__ = ["UnitBase", "UnitHost"]
+
+logger = logging.getLogger("slotwise.storage")
 
 
 class UnitHost(Protocol):
@@ -27,6 +30,8 @@ class UnitHost(Protocol):
     def _dialect(self) -> Dialect: ...
     @property
     def _known_spans(self) -> dict[tuple[str, str], int]: ...
+    @property
+    def _lock_attempts(self) -> int: ...
 
 
 class UnitBase:
@@ -38,12 +43,23 @@ class UnitBase:
         self._failure: StoreError | None = None
         # Inserts of new records waiting to ride with the unit's next statement (PostgreSQL).
         self._queued = Queued()
+        # BEGIN and the locks, waiting to ride with the unit's first statement (PostgreSQL).
+        self._opening: list[str] = []
+        self._riding = False
+        """Whether this unit's reads run driver-level, carrying what waits to ride."""
         # Records this unit of work read by id or wrote: a unit never reads one twice (a
         # booking asks for its company three times). Records are frozen values, so sharing
         # them is safe; the unit's own writes keep the entries current.
         self._known: dict[tuple[type[Any], str], Any] = {}
 
     def _rows(self, statement: Any, parameters: dict[str, Any] | None = None) -> Sequence[Any]:
+        if self._riding:
+            # Driver-level, with whatever waits to ride (BEGIN and the locks, queued inserts).
+            try:
+                read = compiled_sql(self._conn, statement, parameters or {})
+            except Exception as error:
+                raise self._failed(error, "reading") from error
+            return self._send_queued([read])
         self._send_queued()
         try:
             return self._conn.execute(statement, parameters).all()
@@ -58,19 +74,48 @@ class UnitBase:
         Raises:
             DuplicateRecord: when a queued insert met an existing id (the unit is then failed).
         """
-        if not self._queued and not tail:
+        if not self._queued and not tail and not self._opening:
             return []
+        opening, self._opening = self._opening, []
+        statements = opening + self._queued.take() + list(tail)
         try:
-            rows = send(self._conn, self._queued.take() + list(tail))
+            rows = self._send_retrying(statements, retry=bool(opening))
         except Exception as error:
             duplicate = self._queued.duplicate(error)
             self._queued.records.clear()
             if duplicate is None:
-                raise self._failed(error, "writing") from error
+                locking = opening and isinstance(
+                    self._store._dialect.translate(error, ""), ConflictError
+                )
+                raise self._failed(error, "taking its locks" if locking else "writing") from error
             self._failed(error, "writing")  # the transaction is aborted: it must not commit
             raise DuplicateRecord(kind=duplicate[0], field="id", value=duplicate[1]) from error
         self._queued.records.clear()
         return rows
+
+    def _send_retrying(self, statements: list[str], *, retry: bool) -> list[Any]:
+        """
+        Send *statements*; with *retry* (they open the unit: nothing of it has been answered
+        yet, so all of them can be sent again), a lock timeout or deadlock is retried as
+        ``SQLStore`` retries taking its locks.
+        """
+        attempts = self._store._lock_attempts if retry else 1
+        for failures in range(1, attempts + 1):
+            try:
+                return send(self._conn, statements)
+            except Exception as error:
+                failure = self._store._dialect.translate(error, "taking its locks")
+                if not isinstance(failure, ConflictError) or failures >= attempts:
+                    raise
+                self._store._dialect.abort(self._conn)
+                logger.warning(
+                    "%s store: taking the locks failed (%s); retry %d of %d",
+                    self._store._dialect.name,
+                    failure.message,
+                    failures,
+                    attempts - 1,
+                )
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _failed(self, error: Exception, doing: str) -> StoreError:
         failure = self._store._dialect.translate(error, doing)

@@ -115,11 +115,7 @@ class SQLTransaction(SQLReader):
         configuration record, this is :meth:`insert`.
         """
         kind = type(record)
-        if (
-            not self._store._dialect.rides_writes
-            or self._conn.dialect.driver != "psycopg"
-            or kind in CONFIGURATION_KINDS
-        ):
+        if not self._riding or kind in CONFIGURATION_KINDS:
             self.insert(record)
             return
         self._statements(kind)
@@ -157,8 +153,8 @@ class SQLTransaction(SQLReader):
         self._versioned.add(company_id)
 
     def next_sequence(self) -> int:
-        if self._queued:
-            # The queued writes and the draw in one round trip.
+        if self._riding:
+            # The draw and whatever waits to ride, in one round trip.
             draw = compiled_sql(self._conn, _NEXT_SEQUENCE, {})
             number = int(self._send_queued([draw])[0][0])
         else:
