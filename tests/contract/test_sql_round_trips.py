@@ -20,6 +20,7 @@ from slotwise import (
     BookingWindow,
     BusinessHours,
     DuplicateRecord,
+    FieldRequired,
     LocationSettings,
     OutboxEvent,
     Scheduler,
@@ -110,7 +111,7 @@ def _business(store: SQLStore, ids: str) -> tuple[Scheduler, str, str, str, str]
     return scheduler, company.id, service.id, resource.id, customer.id
 
 
-def test_a_postgresql_booking_makes_eight_round_trips() -> None:
+def test_a_postgresql_booking_makes_five_round_trips() -> None:
     """A steady-state booking on PostgreSQL, counted on the wire (BEGIN, COMMIT, ping included)."""
     engine = server_engine(POSTGRES)
     url = make_url(POSTGRES.url)
@@ -137,11 +138,10 @@ def test_a_postgresql_booking_makes_eight_round_trips() -> None:
                 store.close()
     finally:
         POSTGRES.drop(engine, schema)
-    # The pool's ping; BEGIN, the locks and the configuration version; the customer; the
-    # longest appointment and padding; the appointments; the booking fields; the three inserts
-    # with the sequence draw; the event with the COMMIT (docs/sql.md, "One booking's
-    # statements").
-    assert made == 8
+    # The pool's ping; BEGIN, the locks, the event's sequence number, the customer and the
+    # configuration version; the longest appointment and padding; the appointments reaching
+    # the slot; the four inserts with the COMMIT (docs/sql.md, "One booking's statements").
+    assert made == 5
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -176,3 +176,28 @@ def test_a_booking_whose_new_id_exists_raises_duplicate_record_and_writes_nothin
             assert len(reader.find(OutboxEvent, company_id=company)) == events
             starts = [a.start for a in reader.find(Appointment, company_id=company)]
         assert starts == [SLOT]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_booking_sees_a_field_another_scheduler_just_required(backend: Backend) -> None:
+    """A booking reads its configuration from its process's cache, yet never misses a change."""
+    with backend.opener() as store:
+        scheduler, company, service, resource, customer = _business(store, "cfg-")
+        ws = scheduler.for_company(company)
+
+        def book(start: datetime) -> Appointment:
+            return ws.appointments.create(
+                service_id=service,
+                start=start,
+                end=start + timedelta(minutes=30),
+                resource_ids=[resource],
+                customer_id=customer,
+                complete_booking="BK",
+            )
+
+        book(SLOT)  # the cache of this scheduler now holds the configuration
+        other = Scheduler(store, clock=ManualClock(NOW), ids=SequentialIds("other-"))
+        other.for_company(company).fields.define(name="field1", label="Allergies", required=True)
+        with pytest.raises(FieldRequired) as caught:
+            book(SLOT + timedelta(hours=1))
+        assert caught.value.field == "custom_fields.field1"

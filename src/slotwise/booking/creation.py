@@ -33,7 +33,7 @@ from slotwise.operations.customers import (
     find_customer_by_email,
 )
 from slotwise.operations.locations import settings_in_force
-from slotwise.storage.batched import insert_new, prefetch
+from slotwise.storage.batched import insert_new, prefetch, reserve_sequence
 from slotwise.storage.protocol import Transaction
 
 from ._base import (
@@ -206,8 +206,14 @@ class AppointmentCreation(BookingChecks):
 
         def unit(tx: Transaction, held: frozenset[str]) -> Appointment:
             now = ctx.clock.now()
-            # The configuration (location, service, resources, blocks...) from the process's
-            # cache when the company's version read here says it is current (decision 49).
+            # Asked for ahead, they ride with the unit's first round trip on PostgreSQL: the
+            # booking event's sequence number (a refused booking leaves a gap) and the customer.
+            if status is _BK:
+                reserve_sequence(tx)
+            prefetch(tx, [(Customer, customer_id)])
+            # The configuration (location, service, resources, blocks, booking fields...) from
+            # the process's cache when the company's version read here says it is current
+            # (decision 49).
             tx = ctx.configured_unit(tx)
             if idempotency_key is not None:
                 existing = self._replayed(tx, idempotency_key, fingerprint)

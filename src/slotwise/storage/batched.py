@@ -17,7 +17,13 @@ from typing import Any
 from slotwise.model import Allocation, Appointment, Block, Record
 from slotwise.storage.protocol import Reader, Transaction
 
-__all__ = ["appointments_occupying", "insert_new", "prefetch", "windows_touching"]
+__all__ = [
+    "appointments_occupying",
+    "insert_new",
+    "prefetch",
+    "reserve_sequence",
+    "windows_touching",
+]
 
 # A service's padding is at most 1,440 minutes (slotwise.model.catalog.Service).
 _LONGEST_PADDING = timedelta(days=1)
@@ -45,6 +51,17 @@ def insert_new(tx: Transaction, record: Record) -> None:
         insert_later(record)
     else:
         tx.insert(record)
+
+
+def reserve_sequence(tx: Transaction) -> None:
+    """
+    Tell *tx* its unit will draw a sequence number (``next_sequence()``), so a store that can
+    draws it with the unit's next round trip (``SQLStore`` on PostgreSQL, decision 49). A unit
+    that then draws none leaves a gap in the numbers, as a rolled-back one does.
+    """
+    reserve = getattr(tx, "reserve_sequence", None)
+    if reserve is not None:
+        reserve()
 
 
 def windows_touching(

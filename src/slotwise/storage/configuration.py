@@ -2,10 +2,11 @@
 A company's configuration, read once per change and shared by the requests of one process.
 
 Decision 49: the records that describe what can be booked -- the company, its locations,
-calendars, services and service groups, resources and resource groups, blocks and allocations
--- change rarely and are read by every availability request. A store that keeps a per-company
-*configuration version*, bumped by every write of those records in the same unit of work,
-offers ``configuration_version(company_id)``: one indexed read. :class:`ConfigurationCache`
+calendars, services and service groups, resources and resource groups, blocks and allocations,
+booking field definitions -- change rarely and are read by every availability request and
+booking. A store that keeps a per-company *configuration version*, bumped by every write of
+those records in the same unit of work, offers ``configuration_version(company_id)``: one
+indexed read. :class:`ConfigurationCache`
 keeps each company's configuration with the version it was read at, and hands out a
 :class:`CachedReader` that answers configuration reads from it as long as the store still
 reports that version. Appointments, customers and everything else are always read from the
@@ -35,6 +36,7 @@ from slotwise.model import (
     Calendar,
     Company,
     Customer,
+    FieldDefinition,
     Location,
     OutboxEvent,
     QueuedReminder,
@@ -44,7 +46,12 @@ from slotwise.model import (
     Service,
     ServiceGroup,
 )
-from slotwise.storage.batched import appointments_occupying, insert_new, prefetch
+from slotwise.storage.batched import (
+    appointments_occupying,
+    insert_new,
+    prefetch,
+    reserve_sequence,
+)
 from slotwise.storage.listing import Listed, ListQuery
 from slotwise.storage.protocol import R, Reader, Transaction
 
@@ -63,6 +70,7 @@ CONFIGURATION_KINDS: Final[frozenset[type[Any]]] = frozenset(
         Company,
         Location,
         Calendar,
+        FieldDefinition,
         Service,
         ServiceGroup,
         Resource,
@@ -383,6 +391,10 @@ class CachedUnit(CachedReader):
 
     def next_sequence(self) -> int:
         return self._tx.next_sequence()
+
+    def reserve_sequence(self) -> None:
+        """The store's ``reserve_sequence`` (see :func:`slotwise.storage.batched.reserve_sequence`)."""
+        reserve_sequence(self._tx)
 
     def claim_deliveries(
         self, *, owner: str, now: datetime, lease_until: datetime, limit: int

@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy import Connection, exc
 
-__all__ = ["Queued", "compiled_sql", "send"]
+__all__ = ["Queued", "compiled_sql", "send", "send_all"]
 
 # The statements compiled for the hot path, per (statement, columns, schema map).
 _COMPILED: dict[tuple[Any, tuple[str, ...], tuple[tuple[Any, Any], ...]], Any] = {}
@@ -99,7 +99,16 @@ def compiled_sql(conn: Connection, statement: Any, values: dict[str, Any]) -> st
 def send(conn: Connection, statements: list[str]) -> list[Any]:
     """
     Send *statements* in one simple-protocol query (one round trip); return the rows of the
-    last one (empty when it returns none).
+    last one (empty when it returns none). See :func:`send_all`.
+    """
+    return send_all(conn, statements)[-1] or []
+
+
+def send_all(conn: Connection, statements: list[str]) -> list[list[Any] | None]:
+    """
+    Send *statements* in one simple-protocol query (one round trip); return each one's rows
+    (``None`` for a statement that returns none), in order (psycopg 3: psycopg 2 keeps only the
+    last statement's).
 
     Raises:
         sqlalchemy.exc.DBAPIError: wrapping the driver's error for the first statement that
@@ -120,10 +129,11 @@ def send(conn: Connection, statements: list[str]) -> list[Any]:
         if dispatch.after_cursor_execute:
             for statement in statements:
                 dispatch.after_cursor_execute(conn, cursor, statement, None, None, False)
-        if conn.dialect.driver == "psycopg":  # psycopg 2 keeps only the last result
-            while cursor.nextset():
-                pass
-        return list(cursor.fetchall()) if cursor.description is not None else []
+        results: list[list[Any] | None] = []
+        while True:
+            results.append(list(cursor.fetchall()) if cursor.description is not None else None)
+            if conn.dialect.driver != "psycopg" or not cursor.nextset():
+                return results
     except conn.dialect.loaded_dbapi.Error as error:
         # As SQLAlchemy reports a statement it ran: wrapped, a lost connection invalidated.
         lost = conn.dialect.is_disconnect(error, driver, cursor)

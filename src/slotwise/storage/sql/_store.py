@@ -307,9 +307,7 @@ class SQLStore:
                 conn = self._connect(self._dialect.write_options(), "opening a unit of work")
                 try:
                     tx = SQLTransaction(self, conn)
-                    if self._dialect.rides(conn):
-                        # BEGIN and the locks ride with the unit's first statement (retried
-                        # there as _begin retries them).
+                    if self._dialect.rides(conn):  # BEGIN and locks ride (and retry) later
                         tx._opening = self._dialect.opening(names)
                         tx._riding = True
                     else:
@@ -385,8 +383,8 @@ class SQLStore:
                 tx._opening = []  # the unit sent nothing at all: there is nothing to commit
             else:
                 self._dialect.commit(conn)
-        except StoreError:
-            self._rollback(conn, tx)  # a queued write failed (reported as it is)
+        except SlotwiseError:
+            self._rollback(conn, tx)  # a queued write failed (DuplicateRecord...): as it is
             raise
         except Exception as error:
             self._rollback(conn, tx)

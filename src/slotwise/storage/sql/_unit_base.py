@@ -5,7 +5,7 @@ What every unit of work of ``SQLStore`` shares: its connection, its store, failu
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from sqlalchemy import Connection
@@ -15,7 +15,7 @@ from slotwise.storage.protocol import R
 
 from ._codec import decode
 from ._dialect_base import Dialect
-from ._riding import Queued, compiled_sql, send
+from ._riding import Queued, compiled_sql, send_all
 from ._statements import _STATEMENTS
 
 __all__ = ["UnitBase", "UnitHost"]
@@ -46,6 +46,8 @@ class UnitBase:
         # BEGIN and the locks, waiting to ride with the unit's first statement (PostgreSQL).
         self._opening: list[str] = []
         self._riding = False
+        # Reads asked for ahead, waiting to ride with the next round trip: (SQL, answered).
+        self._ahead: list[tuple[str, Callable[[list[Any]], None]]] = []
         """Whether this unit's reads run driver-level, carrying what waits to ride."""
         # Records this unit of work read by id or wrote: a unit never reads one twice (a
         # booking asks for its company three times). Records are frozen values, so sharing
@@ -68,18 +70,21 @@ class UnitBase:
 
     def _send_queued(self, tail: Sequence[str] = ()) -> list[Any]:
         """
-        Send the writes queued to ride (``_riding``) followed by *tail*, in one round trip;
-        return the rows of the last statement. Nothing is sent when there is nothing to send.
+        Send what waits to ride (``_riding``: BEGIN and the locks, queued inserts, reads asked
+        for ahead) followed by *tail*, in one round trip; return the rows of *tail*'s last
+        statement. Nothing is sent when there is nothing to send.
 
         Raises:
             DuplicateRecord: when a queued insert met an existing id (the unit is then failed).
         """
-        if not self._queued and not tail and not self._opening:
+        if not self._queued and not tail and not self._opening and not self._ahead:
             return []
         opening, self._opening = self._opening, []
-        statements = opening + self._queued.take() + list(tail)
+        ahead, self._ahead = self._ahead, []
+        writes = self._queued.take()
+        statements = opening + writes + [sql for sql, _ in ahead] + list(tail)
         try:
-            rows = self._send_retrying(statements, retry=bool(opening))
+            results = self._send_retrying(statements, retry=bool(opening))
         except Exception as error:
             duplicate = self._queued.duplicate(error)
             self._queued.records.clear()
@@ -91,9 +96,27 @@ class UnitBase:
             self._failed(error, "writing")  # the transaction is aborted: it must not commit
             raise DuplicateRecord(kind=duplicate[0], field="id", value=duplicate[1]) from error
         self._queued.records.clear()
-        return rows
+        first = len(opening) + len(writes)
+        for (_, answered), rows in zip(ahead, results[first:], strict=False):
+            answered(rows or [])
+        return (results[-1] or []) if tail else []
 
-    def _send_retrying(self, statements: list[str], *, retry: bool) -> list[Any]:
+    def _read_ahead(
+        self, statement: Any, parameters: dict[str, Any], answered: Callable[[list[Any]], None]
+    ) -> None:
+        """
+        Run a read whose answer can wait: riding, it goes with the unit's next round trip and
+        *answered* gets its rows then; otherwise it runs now.
+        """
+        if not self._riding:
+            answered(list(self._rows(statement, parameters)))
+            return
+        try:
+            self._ahead.append((compiled_sql(self._conn, statement, parameters), answered))
+        except Exception as error:
+            raise self._failed(error, "reading") from error
+
+    def _send_retrying(self, statements: list[str], *, retry: bool) -> list[list[Any] | None]:
         """
         Send *statements*; with *retry* (they open the unit: nothing of it has been answered
         yet, so all of them can be sent again), a lock timeout or deadlock is retried as
@@ -102,7 +125,7 @@ class UnitBase:
         attempts = self._store._lock_attempts if retry else 1
         for failures in range(1, attempts + 1):
             try:
-                return send(self._conn, statements)
+                return send_all(self._conn, statements)
             except Exception as error:
                 failure = self._store._dialect.translate(error, "taking its locks")
                 if not isinstance(failure, ConflictError) or failures >= attempts:

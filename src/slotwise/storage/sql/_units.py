@@ -41,6 +41,9 @@ class SQLReader(RangeReads):
 
     def get(self, kind: type[R], record_id: str, /) -> R | None:
         known: R | None = self._known.get((kind, record_id))
+        if known is None and self._ahead:
+            self._send_queued()  # a read asked for ahead may hold it
+            known = self._known.get((kind, record_id))
         if known is not None and self._failure is None:
             return known  # (after a failure the database answers, and raises again)
         statement = self._statements(kind)["get"]
@@ -82,9 +85,15 @@ class SQLReader(RangeReads):
         parameters = {
             f"id_{position}": record_id for position, (_, record_id) in enumerate(missing)
         }
-        for position, document in self._rows(statement, parameters):
-            kind, record_id = missing[int(position)]
-            self._known[(kind, record_id)] = decode(kind, document)
+
+        def answered(rows: list[Any]) -> None:
+            for position, document in rows:
+                kind, record_id = missing[int(position)]
+                self._known[(kind, record_id)] = decode(kind, document)
+
+        # On PostgreSQL the read rides with the unit's next round trip (its answer can wait
+        # for the get() calls it serves).
+        self._read_ahead(statement, parameters, answered)
 
     def find(
         self, kind: type[R], /, *, company_id: str | None, location_id: str | None = None
