@@ -33,7 +33,7 @@ from slotwise.operations.customers import (
     find_customer_by_email,
 )
 from slotwise.operations.locations import settings_in_force
-from slotwise.storage.batched import insert_new, prefetch, reserve_sequence
+from slotwise.storage.batched import insert_new, prefetch
 from slotwise.storage.protocol import Transaction
 
 from ._base import (
@@ -206,10 +206,7 @@ class AppointmentCreation(BookingChecks):
 
         def unit(tx: Transaction, held: frozenset[str]) -> Appointment:
             now = ctx.clock.now()
-            # Asked for ahead, they ride with the unit's first round trip on PostgreSQL: the
-            # booking event's sequence number (a refused booking leaves a gap) and the customer.
-            if status is _BK:
-                reserve_sequence(tx)
+            # Asked for ahead, the customer rides with the unit's first round trip (PostgreSQL).
             prefetch(tx, [(Customer, customer_id)])
             # The configuration (location, service, resources, blocks, booking fields...) from
             # the process's cache when the company's version read here says it is current

@@ -21,7 +21,6 @@ __all__ = [
     "appointments_occupying",
     "insert_new",
     "prefetch",
-    "reserve_sequence",
     "windows_touching",
 ]
 
@@ -51,17 +50,6 @@ def insert_new(tx: Transaction, record: Record) -> None:
         insert_later(record)
     else:
         tx.insert(record)
-
-
-def reserve_sequence(tx: Transaction) -> None:
-    """
-    Tell *tx* its unit will draw a sequence number (``next_sequence()``), so a store that can
-    draws it with the unit's next round trip (``SQLStore`` on PostgreSQL, decision 49). A unit
-    that then draws none leaves a gap in the numbers, as a rolled-back one does.
-    """
-    reserve = getattr(tx, "reserve_sequence", None)
-    if reserve is not None:
-        reserve()
 
 
 def windows_touching(

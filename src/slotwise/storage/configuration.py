@@ -46,12 +46,7 @@ from slotwise.model import (
     Service,
     ServiceGroup,
 )
-from slotwise.storage.batched import (
-    appointments_occupying,
-    insert_new,
-    prefetch,
-    reserve_sequence,
-)
+from slotwise.storage.batched import appointments_occupying, insert_new, prefetch
 from slotwise.storage.listing import Listed, ListQuery
 from slotwise.storage.protocol import R, Reader, Transaction
 
@@ -391,10 +386,6 @@ class CachedUnit(CachedReader):
 
     def next_sequence(self) -> int:
         return self._tx.next_sequence()
-
-    def reserve_sequence(self) -> None:
-        """The store's ``reserve_sequence`` (see :func:`slotwise.storage.batched.reserve_sequence`)."""
-        reserve_sequence(self._tx)
 
     def claim_deliveries(
         self, *, owner: str, now: datetime, lease_until: datetime, limit: int

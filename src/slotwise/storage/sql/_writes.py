@@ -51,8 +51,6 @@ class SQLTransaction(SQLReader):
         self._drawn: int | None = None
         self._new_spans: list[tuple[tuple[str, str], int]] = []
         self._versioned: set[str] = set()
-        self._reserving = False
-        self._reserved: int | None = None
 
     def _execute(self, statement: Any, parameters: Any = None) -> Any:
         self._send_queued()  # in order: the queued writes first
@@ -154,28 +152,8 @@ class SQLTransaction(SQLReader):
         self._execute(_BUMP_VERSION, {"company": company_id})
         self._versioned.add(company_id)
 
-    def reserve_sequence(self) -> None:
-        """
-        Draw the number the unit's next :meth:`next_sequence` returns, with the unit's next
-        round trip (PostgreSQL; elsewhere nothing happens): an optional capability, used
-        through :func:`slotwise.storage.batched.reserve_sequence`.
-        """
-        if not self._riding or self._reserving:
-            return
-        self._reserving = True
-
-        def drawn(rows: list[Any]) -> None:
-            self._reserved = int(rows[0][0])
-
-        self._read_ahead(_NEXT_SEQUENCE, {}, drawn)
-
     def next_sequence(self) -> int:
-        if self._reserving:
-            if self._reserved is None:
-                self._send_queued()  # the reserved draw has not gone out yet
-            assert self._reserved is not None
-            number, self._reserved, self._reserving = self._reserved, None, False
-        elif self._riding:
+        if self._riding:
             # The draw and whatever waits to ride, in one round trip.
             draw = compiled_sql(self._conn, _NEXT_SEQUENCE, {})
             number = int(self._send_queued([draw])[0][0])
