@@ -9,10 +9,11 @@ without blocking the loop).
 
 On asyncio (uvicorn's loop) the threads are a :class:`~concurrent.futures.ThreadPoolExecutor`
 of that many threads, handed each call by ``loop.run_in_executor``: the hop to a thread and back
-is the request's largest fixed cost after the server's own, and the executor's is about half of
-anyio's ``to_thread.run_sync`` (no cancel scope, no capacity limiter to take and release: the
-pool's size is the limit), measured at 16 concurrent callers (docs/performance.md). On another
-event loop library anyio's threads serve, limited the same.
+is the request's largest fixed cost after the server's own, and the executor's is a third to a
+half of anyio's ``to_thread.run_sync`` at 16 concurrent callers (no cancel scope, no capacity
+limiter to take and release: the pool's size is the limit; docs/performance.md). A call still
+waiting for a thread when its request is cancelled never runs, as with anyio's limiter. On
+another event loop library anyio's threads serve, limited the same.
 
 The number follows the store (:func:`threads_for`, docs/semantics.md "Threads of the HTTP
 service"): a store that declares ``max_connections`` (:class:`~slotwise.storage.sql.SQLStore`:
