@@ -5,19 +5,20 @@ The HTTP service under load: requests per second and latency, against the direct
 
 Usage::
 
-    python benchmarks/http_service.py [--stores sqlite postgresql] [--seconds 10] [--connections 8]
-                              [--load wrk|python]
+    python benchmarks/http_service.py [--stores sqlite postgresql] [--seconds 10] [--connections 16]
+                              [--load wrk|python] [--endpoints availability services ...]
 
 For each store a fresh database is made (a SQLite file in a temporary directory; a PostgreSQL
 database ``slotwise_http_bench`` at ``SLOTWISE_TEST_POSTGRES_URL``'s server, dropped first),
 a business is set up through the public API with the system clock (a location open around the
 clock with a 30-minute service, 20 resources and a 120-day book-ahead for bookings; a second
-location open 09:00-17:00 on weekdays with a 60-minute massage and one resource for
-availability), and ``slotwise serve`` is started on 127.0.0.1 with one worker. A load generator
-in another process then drives, each for ``--seconds``:
+location open 09:00-17:00 on weekdays with a 60-minute massage, 19 more services and one
+resource for availability), and ``slotwise serve`` is started on 127.0.0.1 with one worker. A
+load generator in another process then drives, each for ``--seconds``:
 
 ``availability``  ``GET /consumer/v1/availability/{massage}/{today}/{today+6}?resourceId=...``:
                   one service, one resource, one week.
+``services``      ``GET /setup/v1/services?locationId={uptown}``: the list of the 20 services.
 ``hold_book``     ``POST /consumer/v1/appointments`` (a hold) then ``PUT .../{id}/book``: each
                   pair takes the next free half hour of the next resource; one connection,
                   since each book needs its hold's id. Figures count pairs.
@@ -29,10 +30,24 @@ The load generator is ``wrk`` (Debian's package) when it is installed, else a Py
 
 Each figure is one JSON line: ``{"figure": "http", "store", "endpoint", "load",
 "connections", "seconds", "requests", "per_second", "p50_ms", "p99_ms", "errors",
-"direct_ms", "http_share"}``. ``direct_ms`` is the same operation called in this process on
-the same database (best of several runs); ``http_share`` = 1 - direct_ms / (1000 /
-per_second), the part of a request's time (one worker, always busy) that the HTTP layer adds;
-it means that only with ``--workers 1``.
+"direct_ms", "direct_median_ms", "served_ms", "time_ratio", "throughput_ratio",
+"time_ratio_median", "http_share"}``. ``direct_ms`` and ``direct_median_ms`` are the same
+operation called in this process on the same database through the same public API
+(``scheduler.for_token(token)``, the configuration and token caches on as in the server): the
+best and the median of about a second of calls. ``served_ms`` = 1000 / per_second is the
+server's time per request (one worker, always busy: it means that only with ``--workers 1``).
+``time_ratio`` = served_ms / direct_ms (issue 23: the list of services, target at most 3) and
+``throughput_ratio`` = its inverse, served requests per second over the direct call's best
+rate on one thread (issue 23: availability at 16 connections, target at least 0.75): against
+the best call, as issue 23 measured; ``time_ratio_median`` is the same against the median call,
+which a busy machine's interruptions move less than the served figure. ``http_share`` =
+1 - direct_ms / served_ms, the part of a request's time the HTTP layer adds.
+
+On a shared machine the wall-clock figures follow the other processes' load; the CPU figures
+do not: ``served_cpu_ms`` is the CPU time (user + system, from ``/proc``) the server process
+spent per request during the run, ``direct_cpu_ms`` the calling thread's CPU time per direct
+call (the mean), and ``cpu_ratio`` = served_cpu_ms / direct_cpu_ms: the time ratio a core of
+its own would show (the database's own CPU is in neither). Meaningful with ``--workers 1``.
 Speed is never asserted (STYLE rule 35).
 """
 
@@ -68,6 +83,8 @@ from slotwise import (
 from slotwise.storage.sql import SQLStore
 
 RESOURCES = 20
+SERVICES = 20
+"""Services listed at the availability location (the massage and 19 more)."""
 SLOT = timedelta(minutes=30)
 POSTGRES = os.environ.get(
     "SLOTWISE_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -118,6 +135,10 @@ def seed(url: str) -> Business:
     uptown = ws.locations.create(name="Uptown")
     massage = ws.services.create(name="Massage", duration=60, reason="bench", location_id=uptown.id)
     ana = ws.resources.create(name="Ana", reason="bench", location_id=uptown.id)
+    for number in range(1, SERVICES):
+        ws.services.create(
+            name=f"Treatment {number}", duration=30, reason="bench", location_id=uptown.id
+        )
     now = scheduler.clock.now()
     today = now.astimezone(ZoneInfo("America/New_York")).date()
     token = scheduler.tokens.create(Principal(company_id=company.id), label="bench").token
@@ -175,9 +196,24 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+@attrs.frozen
+class Served:
+    """A running ``slotwise serve``: its base URL and its process id."""
+
+    base: str
+    pid: int
+
+
+def _cpu_seconds(pid: int) -> float:
+    """Return the CPU time (user + system) process *pid* has used so far (Linux ``/proc``)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextlib.contextmanager
-def server(url: str, workers: int = 1) -> Iterator[str]:
-    """Run ``slotwise serve`` on *url*'s database; yield its base URL; stop it afterwards."""
+def server(url: str, workers: int = 1) -> Iterator[Served]:
+    """Run ``slotwise serve`` on *url*'s database; yield it; stop it afterwards."""
     port = _free_port()
     command = [sys.executable, "-m", "slotwise", "serve", "--db", url, "--port", str(port)]
     command += ["--workers", str(workers)]
@@ -196,7 +232,7 @@ def server(url: str, workers: int = 1) -> Iterator[str]:
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"slotwise serve did not start: {process.stderr.read()!r}")  # type: ignore[union-attr]
             time.sleep(0.1)
-        yield base
+        yield Served(base=base, pid=process.pid)
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -323,45 +359,79 @@ end
 # -- the figures ------------------------------------------------------------------------------
 
 
-def _best_ms(call: Any, runs: int = 30) -> float:
-    times = []
-    for _ in range(runs):
+@attrs.frozen
+class Direct:
+    """The direct call's times: the best and the median call of about a second of calls."""
+
+    best_ms: float
+    median_ms: float
+    cpu_ms: float
+    """The mean CPU time of the calling thread per call."""
+
+
+def _timed(call: Any, seconds: float = 1.0, least: int = 30) -> Direct:
+    """Call *call* (warmed once) for about *seconds* and at least *least* times."""
+    call()
+    times: list[float] = []
+    stop = time.perf_counter() + seconds
+    cpu = time.thread_time()
+    while len(times) < least or time.perf_counter() < stop:
         started = time.perf_counter()
         call()
         times.append((time.perf_counter() - started) * 1000)
-    return min(times)
+    cpu_ms = (time.thread_time() - cpu) * 1000 / len(times)
+    times.sort()
+    return Direct(best_ms=times[0], median_ms=times[len(times) // 2], cpu_ms=cpu_ms)
+
+
+ENDPOINTS = ("availability", "services", "hold_book", "list")
 
 
 def measure(
-    kind: str, seconds: float, connections: int, load: str, workers: int = 1
+    kind: str,
+    seconds: float,
+    connections: int,
+    load: str,
+    workers: int = 1,
+    endpoints: Sequence[str] = ENDPOINTS,
 ) -> list[dict[str, Any]]:
-    """Return the three figures of store *kind*."""
+    """Return the figures of store *kind*, one per endpoint of *endpoints*."""
     figures: list[dict[str, Any]] = []
     with database(kind) as url:
         business = seed(url)
         direct = _direct(business)
         offset = direct.pop("offset")
-        with server(url, workers) as base:
+        with server(url, workers) as served:
+            base = served.base
             availability_path = (
                 f"/consumer/v1/availability/{business.massage_id}/{business.today}/"
                 f"{business.week_end}?resourceId={business.ana_id}&locationId={business.uptown_id}"
             )
+            services_path = f"/setup/v1/services?locationId={business.uptown_id}"
             list_path = f"/consumer/v1/appointments?locationId={business.location_id}&limit=20"
             runs = {
                 "availability": lambda: _get(
                     base, availability_path, business, seconds, connections, load
                 ),
+                "services": lambda: _get(base, services_path, business, seconds, connections, load),
                 "hold_book": lambda: _hold_book(base, business, seconds, offset, load),
                 "list": lambda: _get(base, list_path, business, seconds, connections, load),
             }
-            measured_runs = {endpoint: run() for endpoint, run in runs.items()}
+            measured_runs: dict[str, tuple[Load, float]] = {}
+            for endpoint in endpoints:
+                cpu = _cpu_seconds(served.pid)
+                measured = runs[endpoint]()
+                measured_runs[endpoint] = (measured, _cpu_seconds(served.pid) - cpu)
         # The list reads every booking made by the load: time the direct call on as many.
         direct["list"] = _direct_list(business)
-        for endpoint, measured in measured_runs.items():
+        for endpoint, (measured, cpu) in measured_runs.items():
             per_second = measured.requests / measured.seconds
+            answered = measured.requests / 2 if endpoint == "hold_book" and load == "wrk" else 0
+            served_cpu_ms = 1000 * cpu / max(answered or measured.requests, 1)
             if endpoint == "hold_book" and load == "wrk":
                 per_second /= 2  # wrk counts the hold and the book: report pairs
-            service_ms = 1000 / per_second if per_second else float("inf")
+            served_ms = 1000 / per_second if per_second else float("inf")
+            timed: Direct = direct[endpoint]
             figures.append(
                 {
                     "figure": "http",
@@ -376,8 +446,16 @@ def measure(
                     "p50_ms": round(measured.p50_ms, 3),
                     "p99_ms": round(measured.p99_ms, 3),
                     "errors": measured.errors,
-                    "direct_ms": round(direct[endpoint], 3),
-                    "http_share": round(1 - direct[endpoint] / service_ms, 3),
+                    "direct_ms": round(timed.best_ms, 3),
+                    "direct_median_ms": round(timed.median_ms, 3),
+                    "served_ms": round(served_ms, 3),
+                    "time_ratio": round(served_ms / timed.best_ms, 2),
+                    "throughput_ratio": round(timed.best_ms / served_ms, 3),
+                    "time_ratio_median": round(served_ms / timed.median_ms, 2),
+                    "http_share": round(1 - timed.best_ms / served_ms, 3),
+                    "served_cpu_ms": round(served_cpu_ms, 3),
+                    "direct_cpu_ms": round(timed.cpu_ms, 3),
+                    "cpu_ratio": round(served_cpu_ms / timed.cpu_ms, 2),
                 }
             )
     return figures
@@ -434,7 +512,7 @@ def _direct(business: Business) -> dict[str, Any]:
     scheduler = Scheduler(SQLStore(business.url))
     ws = scheduler.for_token(business.token)
     start, end = business.today, business.week_end
-    availability = _best_ms(
+    availability = _timed(
         lambda: ws.availability.times(
             business.massage_id,
             start,
@@ -443,6 +521,7 @@ def _direct(business: Business) -> dict[str, Any]:
             location_id=business.uptown_id,
         )
     )
+    services = _timed(lambda: ws.services.list(location_id=business.uptown_id))
     numbers = iter(range(10**9))
 
     def pair() -> None:
@@ -456,18 +535,23 @@ def _direct(business: Business) -> dict[str, Any]:
         )
         ws.appointments.book(held.id, name="Bench Customer", email="bench@example.com")
 
-    hold_book = _best_ms(pair, runs=40)
+    hold_book = _timed(pair, seconds=0.0, least=40)
     offset = next(numbers)
     scheduler.store.close()  # type: ignore[attr-defined]
-    return {"availability": availability, "hold_book": hold_book, "offset": offset}
+    return {
+        "availability": availability,
+        "services": services,
+        "hold_book": hold_book,
+        "offset": offset,
+    }
 
 
-def _direct_list(business: Business) -> float:
+def _direct_list(business: Business) -> Direct:
     scheduler = Scheduler(SQLStore(business.url))
     ws = scheduler.for_token(business.token)
-    best = _best_ms(lambda: ws.appointments.list(location_id=business.location_id, limit=20))
+    timed = _timed(lambda: ws.appointments.list(location_id=business.location_id, limit=20))
     scheduler.store.close()  # type: ignore[attr-defined]
-    return best
+    return timed
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -475,15 +559,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--stores", nargs="+", default=["sqlite", "postgresql"])
     parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--workers", type=int, default=1, help="slotwise serve --workers")
     parser.add_argument(
         "--load", choices=["wrk", "python"], default="wrk" if shutil.which("wrk") else "python"
     )
+    parser.add_argument("--endpoints", nargs="+", choices=ENDPOINTS, default=list(ENDPOINTS))
     arguments = parser.parse_args(argv)
     for kind in arguments.stores:
         for figure in measure(
-            kind, arguments.seconds, arguments.connections, arguments.load, arguments.workers
+            kind,
+            arguments.seconds,
+            arguments.connections,
+            arguments.load,
+            arguments.workers,
+            arguments.endpoints,
         ):
             print(json.dumps(figure), flush=True)
     return 0

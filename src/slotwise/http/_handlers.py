@@ -41,7 +41,7 @@ from slotwise.scheduler import Scheduler, Workspace
 
 from ._bodies import PatchOperation, fields_of, to_python
 from ._constraints import BODY_OPTIONAL, QUERY_LIMITS
-from ._documents import page, page_type, to_wire
+from ._documents import encode, page_type, to_wire
 from ._errors import (
     CHOICES,
     WIRE_NAMES,
@@ -151,11 +151,16 @@ def handler(
 
     def run(**values: Any) -> Any:
         request: Request[Any, Any, Any] = values.pop("request")
-        lookups = StoreLookups(scheduler.store)  # read lazily, once per request
         state = request.scope["state"]
         workspace = state[_WORKSPACE] if _WORKSPACE in state else authenticate(request)
-        _refuse_unknown_query(request, plan.query_names)
         principal = workspace.principal
+        # Read lazily, once per request, from the company's cached configuration.
+        lookups = StoreLookups(
+            scheduler.store,
+            scheduler.configuration_cache,
+            None if principal is None else principal.company_id,
+        )
+        _refuse_unknown_query(request, plan.query_names)
         if route.company_in_path and (principal is None or values["id"] != principal.company_id):
             raise Unauthorized(field="id", value=values["id"])
         arguments = dict(route.fixed)
@@ -379,13 +384,18 @@ def decode_error(
 
 
 def _respond(result: Any, request: Request[Any, Any, Any], lookups: Lookups) -> Any:
-    url = str(request.url.path) + (f"?{request.url.query}" if request.url.query else "")
-    if isinstance(result, Page):
-        return page(result, url=url, lookups=lookups)
-    data = to_wire(result, lookups)
-    if type(result).__name__ in _WITH_URL:
-        data["url"] = url
-    return data
+    """Return the JSON of *result*; ``None`` for no result (the route's empty answer)."""
+    if result is None:
+        return None
+    if isinstance(result, Page) or type(result).__name__ in _WITH_URL:
+        return encode(result, lookups, url=_url(request))
+    return encode(result, lookups)
+
+
+def _url(request: Request[Any, Any, Any]) -> str:
+    """The path and query the request was sent to (what a page's ``url`` names)."""
+    url = request.url
+    return str(url.path) + (f"?{url.query}" if url.query else "")
 
 
 def _response_type(hint: Any) -> Any:

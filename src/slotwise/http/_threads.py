@@ -4,8 +4,16 @@ Operations run off the event loop, on worker threads, as many at once as the sto
 Every operation is synchronous (a store read or unit of work, the availability calculator). Run
 on the event loop, one slow request -- a long availability range, a unit of work waiting for a
 PostgreSQL lock -- would stall every other request of its process. :class:`Offload` runs each on
-one of anyio's worker threads instead, at most :attr:`Offload.threads` at once (the others wait
-for a thread without blocking the loop).
+a worker thread instead, at most :attr:`Offload.threads` at once (the others wait for a thread
+without blocking the loop).
+
+On asyncio (uvicorn's loop) the threads are a :class:`~concurrent.futures.ThreadPoolExecutor`
+of that many threads, handed each call by ``loop.run_in_executor``: the hop to a thread and back
+is the request's largest fixed cost after the server's own, and the executor's is a third to a
+half of anyio's ``to_thread.run_sync`` at 16 concurrent callers (no cancel scope, no capacity
+limiter to take and release: the pool's size is the limit; docs/performance.md). A call still
+waiting for a thread when its request is cancelled never runs, as with anyio's limiter. On
+another event loop library anyio's threads serve, limited the same.
 
 The number follows the store (:func:`threads_for`, docs/semantics.md "Threads of the HTTP
 service"): a store that declares ``max_connections`` (:class:`~slotwise.storage.sql.SQLStore`:
@@ -17,9 +25,11 @@ for a connection (and fail after the pool's timeout); a store without a limit ge
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import functools
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final, TypeVar
 
 import anyio
@@ -49,7 +59,7 @@ def threads_for(store: object) -> int:
 
 class Offload:
     """
-    Run synchronous calls on worker threads, at most *threads* at once per event loop.
+    Run synchronous calls on worker threads, at most *threads* at once.
 
     The calling context (the request id of the log lines) goes with each call to its thread.
     """
@@ -58,6 +68,9 @@ class Offload:
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise OutOfRange(field="threads", allowed="at least 1", requested=threads)
         self.threads = threads
+        # Threads start when first needed and stay for the process's life (daemon-like: the
+        # interpreter's exit waits only for calls already running).
+        self._executor = ThreadPoolExecutor(threads, thread_name_prefix="slotwise-operation")
         # One limiter per event loop: a limiter belongs to the loop it is used on, and an app
         # may be served by more than one loop in its life (tests run one loop per request).
         self._limiter: anyio.lowlevel.RunVar[anyio.CapacityLimiter] = anyio.lowlevel.RunVar(
@@ -76,4 +89,8 @@ class Offload:
         """Return ``call(*args, **kwargs)``, run on a worker thread."""
         context = contextvars.copy_context()
         bound = functools.partial(context.run, call, *args, **kwargs)
-        return await anyio.to_thread.run_sync(bound, limiter=self._current_limiter())
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not asyncio (trio): anyio's worker threads
+            return await anyio.to_thread.run_sync(bound, limiter=self._current_limiter())
+        return await loop.run_in_executor(self._executor, bound)

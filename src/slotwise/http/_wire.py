@@ -49,6 +49,8 @@ from slotwise.model import (
 from slotwise.operations.locations import LocationSettingsEntry
 from slotwise.operations.resource_hours import ResourceWeeklyAvailability
 
+from ._codegen import Converter, compile_record, converter
+
 __all__ = [
     "HIDDEN",
     "RENAMED",
@@ -147,11 +149,6 @@ class Derived:
 def _at(instant: datetime, zone: tzinfo | None) -> datetime:
     """Return *instant* in *zone* (``None``: as stored, UTC)."""
     return instant if zone is None else instant.astimezone(zone)
-
-
-def _local(instant: datetime | None, zone: tzinfo | None) -> datetime | None:
-    # Decision 43: every instant of a located record carries its location's offset.
-    return instant if instant is None or zone is None else instant.astimezone(zone)
 
 
 def _hhmm(moment: datetime) -> int:
@@ -321,43 +318,14 @@ class Shape:
     struct: type[msgspec.Struct]
     dump: Callable[..., dict[str, Any]]
     """Return a record of *kind* (and its location's zone) as the spec's JSON object."""
+    build: Callable[..., msgspec.Struct]
+    """The same object as an instance of a struct with the wire names, for msgspec to encode
+    (an HTTP answer): ``dump``'s values, but enum members, tuples and nested records' structs
+    left to the encoder."""
     located: bool = False
     """The record has a location whose zone its instants are given in (decision 43)."""
     looks_up: bool = False
     """A derived field reads other records (:class:`Lookups`)."""
-
-
-def _compile_dump(
-    fields: list[tuple[str, str, Callable[[Any], Any]]],
-    derived: tuple[Derived, ...],
-    instants: frozenset[str] = frozenset(),
-) -> Callable[..., dict[str, Any]]:
-    """
-    Return a function building the JSON object of a record in one dict display.
-
-    Generated source (as attrs generates ``__init__``): an availability week holds over a
-    hundred slots of fourteen fields, and a loop over a field table costs twice as much. The
-    function takes the record and the zone of its location (decision 43): the *instants* fields
-    and the zoned derived fields are given in that zone (``None``: as stored, UTC).
-    """
-    namespace: dict[str, Any] = {"_local": _local}
-    lines = ["def dump(record, zone=None, lookups=None):", "    return {"]
-    for number, (name, key, convert) in enumerate(fields):
-        if name in instants:
-            lines.append(f"        {key!r}: _local(record.{name}, zone),")
-        elif convert is _identity:
-            lines.append(f"        {key!r}: record.{name},")
-        else:
-            namespace[f"convert{number}"] = convert
-            lines.append(f"        {key!r}: convert{number}(record.{name}),")
-    for number, field in enumerate(derived):
-        namespace[f"derive{number}"] = field.value
-        extra = f", {field.needs}" if field.needs else ""
-        lines.append(f"        {field.name!r}: derive{number}(record{extra}),")
-    lines.append("    }")
-    exec("\n".join(lines), namespace)  # the source holds attrs field names and wire names only
-    dump: Callable[..., dict[str, Any]] = namespace["dump"]
-    return dump
 
 
 @functools.cache
@@ -365,7 +333,8 @@ def shape(kind: type) -> Shape:
     """Return the wire shape of the attrs record class *kind* (compiled once)."""
     hints = typing.get_type_hints(kind)
     hidden = HIDDEN.get(kind, frozenset())
-    fields: list[tuple[str, str, Callable[[Any], Any]]] = []
+    fields: list[tuple[str, str, Converter]] = []
+    built: list[tuple[str, str, Converter]] = []
     struct_fields: list[tuple[str, Any]] = []
     for attribute in attrs.fields(kind):
         if attribute.name.startswith("_") or attribute.name in hidden:
@@ -374,10 +343,13 @@ def shape(kind: type) -> Shape:
         hint = hints[attribute.name]
         if kind is RepeatRule and attribute.name == "weekdays":
             # Spec: Repeat object, weekdays "string of digits 0-6".
-            fields.append((attribute.name, key, lambda days: "".join(map(str, sorted(days)))))
+            digits = (attribute.name, key, lambda days: "".join(map(str, sorted(days))))
+            fields.append(digits)
+            built.append(digits)
             struct_fields.append((key, str))
             continue
-        fields.append((attribute.name, key, _converter(hint)))
+        fields.append((attribute.name, key, converter(hint, _nested, build=False)))
+        built.append((attribute.name, key, converter(hint, _nested, build=True)))
         struct_fields.append((key, wire_type(hint)))
     derived = DERIVED.get(kind, ())
     keys = {key for key, _ in struct_fields}
@@ -393,13 +365,21 @@ def shape(kind: type) -> Shape:
         struct_fields.append((field.name, documented))
     overridden = {d.name for d in derived}
     fields = [f for f in fields if f[1] not in overridden]
+    built = [f for f in built if f[1] not in overridden]
     struct = msgspec.defstruct(kind.__name__, struct_fields, kw_only=True)
+    # The struct answers are built in: the same fields in the same order, filled by position
+    # (no keyword matching), and not tracked by the garbage collector (they hold no cycles).
+    answer = msgspec.defstruct(
+        f"{kind.__name__}Answer", [key for key, _ in struct_fields], gc=False
+    )
     located = kind in LOCATED
     instants = frozenset(name for name, *_ in fields if located and _is_instant(hints[name]))
+    computed = [(field.name, field.value, field.needs) for field in derived]
     return Shape(
         kind=kind,
         struct=struct,
-        dump=_compile_dump(fields, derived, instants),
+        dump=compile_record(fields, computed, instants),
+        build=compile_record(built, computed, instants, struct=answer),
         located=located,
         looks_up=any(field.needs == "lookups" for field in derived),
     )
@@ -411,53 +391,10 @@ def _is_instant(hint: Any) -> bool:
     )
 
 
-def _builtins(value: Any) -> Any:
-    """Return a nested value (a union's member, a mapping's item) as JSON-ready builtins."""
-    if attrs.has(type(value)):
-        return shape(type(value)).dump(value)  # type: ignore[arg-type]
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, abc.Mapping):
-        return {key: _builtins(item) for key, item in value.items()}
-    if isinstance(value, list | tuple | frozenset | set):
-        return [_builtins(item) for item in value]
-    return value
-
-
-def _identity(value: Any) -> Any:
-    return value
-
-
-def _enum_value(value: Any) -> Any:
-    return None if value is None else value.value
-
-
-def _converter(hint: Any) -> Callable[[Any], Any]:
-    origin = get_origin(hint)
-    if origin is Union or origin is types.UnionType:
-        members = [m for m in get_args(hint) if m is not types.NoneType]
-        if len(members) == 1:
-            inner = _converter(members[0])
-            if inner is _identity:
-                return _identity
-            return lambda value: None if value is None else inner(value)
-        return _builtins
-    if origin in (tuple, list, frozenset, set, abc.Sequence, abc.Set):
-        args = [a for a in get_args(hint) if a is not Ellipsis]
-        inner = _converter(args[0]) if args else _builtins
-        if inner is _identity:
-            return list
-        return lambda values: [inner(v) for v in values]
-    if origin in (abc.Mapping, dict):
-        return _builtins
-    if isinstance(hint, type):
-        if issubclass(hint, enum.Enum):
-            return _enum_value
-        if attrs.has(hint):
-            return shape(hint).dump
-        if issubclass(hint, dict):  # FrozenJSON: a JSON object
-            return dict
-    return _identity
+def _nested(kind: type, build: bool) -> Converter:
+    """The converter of a field holding a record of the attrs class *kind*."""
+    found = shape(kind)
+    return found.build if build else found.dump
 
 
 def wire_type(hint: Any) -> Any:

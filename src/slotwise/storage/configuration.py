@@ -181,14 +181,23 @@ class ConfigurationCache:
         that keeps no versions gets *reader* back unchanged. Use it only on a read-only view:
         configuration read inside a unit of work that writes may never commit.
         """
+        held = self.configuration(reader, company_id)
+        return reader if held is None else CachedReader(reader, held)
+
+    def configuration(self, reader: Reader, company_id: str) -> Configuration | None:
+        """
+        Return *company_id*'s configuration as *reader* sees it now: one version read, and the
+        whole configuration read only when it changed. ``None`` when the store keeps no
+        versions. The same rule as :meth:`reader`: only on a read-only view.
+        """
         version = configuration_version(reader, company_id)
         if version is None:
-            return reader
+            return None
         with self._lock:
             held = self._held.pop(company_id, None)
             if held is not None and held.version == version:
                 self._held[company_id] = held  # most recently used last
-                return CachedReader(reader, held)
+                return held
         # Read outside the lock: other companies' requests need not wait for this one.
         fresh = Configuration.read(reader, company_id, version)
         with self._lock:
@@ -196,7 +205,7 @@ class ConfigurationCache:
             self._held[company_id] = fresh
             while len(self._held) > self._companies:
                 del self._held[next(iter(self._held))]
-        return CachedReader(reader, fresh)
+        return fresh
 
     def unit(self, tx: Transaction, company_id: str) -> Transaction:
         """
