@@ -287,6 +287,17 @@ class MariaDB(Dialect):
     _UNAVAILABLE = frozenset({1040, 1053, 1927, 2003, 2006, 2013, 2055})
     _DUPLICATE_KEY = 1062
 
+    def configure(self, conn: Connection) -> None:
+        # A unit of work left idle (its process stalled, or its host cut off from the network)
+        # would keep its lock rows until the server noticed the connection gone (wait_timeout:
+        # 8 hours by default): the server ends it after idle_timeout instead, as PostgreSQL's
+        # idle_in_transaction_session_timeout does. Once per connection (a session setting).
+        seconds = max(1, math.ceil(self.idle_timeout))
+        info = conn.connection.info
+        if info.get("slotwise.idle_transaction_timeout") != seconds:
+            conn.exec_driver_sql(f"SET SESSION idle_transaction_timeout = {seconds}")
+            info["slotwise.idle_transaction_timeout"] = seconds
+
     def begin_read(self, conn: Connection) -> None:
         # The first read creates the snapshot every later read of this reader sees.
         conn.exec_driver_sql("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")

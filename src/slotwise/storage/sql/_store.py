@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from typing import Any, TypeVar
@@ -14,15 +13,14 @@ from sqlalchemy import URL, Connection, Engine, make_url
 from sqlalchemy.pool import AssertionPool, QueuePool, StaticPool
 
 from slotwise.errors import (
-    ConflictError,
     OutOfRange,
     SlotwiseError,
     StoreError,
 )
-from slotwise.storage.replicas import Consistency, current_consistency
 
 from ._dialects import Dialect, dialect_for
 from ._lagging import read_on_replicas, replica_view
+from ._lifecycle import UnitLifecycle
 from ._operating import (
     POOL_MODES,
     PoolMode,
@@ -31,9 +29,8 @@ from ._operating import (
     make_engine,
 )
 from ._replicas import ReplicaSet, open_replicas
-from ._replication import Replication
 from ._units import SQLReader
-from ._versions import SchemaStatus, check_tables, create_or_upgrade
+from ._versions import SchemaStatus, check_tables, prepare_tables
 from ._writes import SQLTransaction
 
 __all__ = ["POOL_MODES", "PoolMode", "SQLStore"]
@@ -70,8 +67,9 @@ class SQLStore:
             runs this slotwise (its ``compatible_since``; ``docs/sql.md``).
         lock_timeout: seconds to wait for a lock (SQLite busy timeout, PostgreSQL
             ``lock_timeout``, MariaDB ``FOR UPDATE WAIT``).
-        idle_timeout: seconds a PostgreSQL unit of work may sit idle before the server ends it
-            (``idle_in_transaction_session_timeout``), so a stalled process frees its locks.
+        idle_timeout: seconds a unit of work may sit idle before the server ends it (PostgreSQL
+            ``idle_in_transaction_session_timeout``, MariaDB ``idle_transaction_timeout``), so
+            a stalled or cut-off process frees its locks.
         lock_attempts: how often taking the locks is tried before ``ConflictError``.
         replicas: read replicas of the database (each an ``Engine`` or a URL): PostgreSQL
             streaming replicas, or MariaDB replicas following it by GTID,
@@ -157,11 +155,12 @@ class SQLStore:
         self._options: dict[str, Any] = (
             {} if schema is None else {"schema_translate_map": {None: schema}}
         )
-        self._local = threading.local()
-        # SQLite has one writer at a time: this process's threads queue on a lock (woken at
-        # once) instead of polling the database's busy handler, which sleeps up to 100 ms.
-        self._writers = threading.Lock() if backend == "sqlite" else None
-        self._gate_timeout = lock_timeout * lock_attempts
+        self._units = UnitLifecycle(
+            self,
+            lock_attempts=lock_attempts,
+            lock_timeout=lock_timeout,
+            replicas=lambda: self._replicas,
+        )
         # (scope, scope id) -> the longest appointment length (microseconds) known to be
         # committed in slotwise_span; lets a write skip inserting a span row that exists.
         self._known_spans: dict[tuple[str, str], int] = {}
@@ -292,39 +291,8 @@ class SQLStore:
     @contextmanager
     def transaction(self, *, locks: Collection[str] = ()) -> Iterator[SQLTransaction]:
         """Run one unit of work holding *locks*; commit on normal exit, roll back otherwise."""
-        if getattr(self._local, "active", False):
-            raise StoreError("SQLStore does not support nested units of work on one thread")
-        names = sorted(set(locks))
-        self._local.active = True
-        gate = self._writers
-        try:
-            if gate is not None and not gate.acquire(timeout=self._gate_timeout):
-                raise ConflictError(
-                    f"{self._dialect.name} store: another thread kept the write lock for "
-                    f"{self._gate_timeout:g} s"
-                )
-            try:
-                conn = self._connect(self._dialect.write_options(), "opening a unit of work")
-                try:
-                    tx = SQLTransaction(self, conn)
-                    if self._dialect.rides(conn):  # BEGIN and locks ride (and retry) later
-                        tx._opening = self._dialect.opening(names)
-                        tx._riding = True
-                    else:
-                        self._begin(conn, names)
-                    try:
-                        yield tx
-                    except BaseException:
-                        self._rollback(conn, tx)
-                        raise
-                    self._commit(conn, tx)
-                finally:
-                    conn.close()
-            finally:
-                if gate is not None:
-                    gate.release()
-        finally:
-            self._local.active = False
+        with self._units.run(sorted(set(locks))) as tx:
+            yield tx
 
     # -- units of work -----------------------------------------------------------------------
 
@@ -343,80 +311,6 @@ class SQLStore:
             raise self._dialect.translate(error, doing) from error
         return conn
 
-    def _begin(self, conn: Connection, names: Sequence[str]) -> None:
-        """Begin the unit of work and take its locks, retrying lock timeouts and deadlocks."""
-        failures = 0
-        # One extra round for MariaDB, which may first have to create a lock row.
-        for _ in range(self._lock_attempts + 1):
-            try:
-                if self._dialect.begin_write(conn, names):
-                    return
-            except Exception as error:
-                failure = self._dialect.translate(error, "taking its locks")
-                self._abandon(conn)
-                failures += 1
-                if not isinstance(failure, ConflictError) or failures >= self._lock_attempts:
-                    raise failure from error
-                logger.warning(
-                    "%s store: taking the locks %s failed (%s); retry %d of %d",
-                    self._dialect.name,
-                    list(names),
-                    failure.message,
-                    failures,
-                    self._lock_attempts - 1,
-                )
-        raise ConflictError(f"{self._dialect.name} store could not take the locks {names}")
-
-    def _commit(self, conn: Connection, tx: SQLTransaction) -> None:
-        failure = tx._failure
-        if failure is not None:
-            # A statement failed and the caller went on: the database may already have
-            # abandoned the transaction (PostgreSQL, a MariaDB deadlock), so never commit it.
-            self._rollback(conn, tx)
-            raise type(failure)(
-                f"{failure.message}; the unit of work was rolled back, nothing was written"
-            ) from failure
-        try:
-            if tx._queued:
-                tx._send_queued(["COMMIT"])  # the unit's last writes and its commit together
-            elif tx._opening:
-                tx._opening = []  # the unit sent nothing at all: there is nothing to commit
-            else:
-                self._dialect.commit(conn)
-        except SlotwiseError:
-            self._rollback(conn, tx)  # a queued write failed (DuplicateRecord...): as it is
-            raise
-        except Exception as error:
-            self._rollback(conn, tx)
-            raise self._dialect.translate(error, "committing") from error
-        for key, length in tx._new_spans:
-            self._known_spans[key] = max(length, self._known_spans.get(key, 0))
-        consistency = current_consistency()
-        if self._replicas is not None and consistency is not None:
-            self._note_position(conn, consistency, self._replicas.replication)
-
-    def _note_position(
-        self, conn: Connection, consistency: Consistency, replication: Replication
-    ) -> None:
-        """Raise *consistency*'s token to the primary's position after a commit."""
-        try:
-            position = replication.committed(conn)
-        except Exception as error:
-            # The write is committed: never report it as failed. Without a token the client's
-            # next read may come from a replica that has not replayed it yet (logged).
-            logger.warning("could not read the primary's position after a commit: %s", error)
-            return
-        if position is not None:
-            consistency.written(position)
-
-    def _rollback(self, conn: Connection, tx: SQLTransaction) -> None:
-        try:
-            self._dialect.rollback(conn, drawn=tx._drawn)
-        except Exception:
-            # The connection is broken (the server ended the session): nothing was committed,
-            # and the pool must not hand this connection out again.
-            self._abandon(conn)
-
     def _abandon(self, conn: Connection) -> None:
         """Roll back whatever is open on *conn*; discard the connection if that fails."""
         try:
@@ -432,22 +326,7 @@ class SQLStore:
         options = {"isolation_level": "AUTOCOMMIT"} if self._dialect.name == "SQLite" else {}
         conn = self._connect(options, "opening the schema")
         try:
-            if conn.dialect.name in ("mysql", "mariadb") and not getattr(
-                conn.dialect, "is_mariadb", False
-            ):
-                raise StoreError(
-                    "SQLStore supports MariaDB; MySQL has no sequences or FOR UPDATE WAIT"
-                )
-            with self._dialect.schema_guard(conn):
-                if self._schema is not None and create:
-                    self._dialect.create_schema(conn, self._schema)
-                create_or_upgrade(
-                    conn,
-                    self._dialect,
-                    self._schema,
-                    create=create,
-                    where=repr(self),
-                )
+            prepare_tables(conn, self._dialect, self._schema, create=create, where=repr(self))
         except SlotwiseError:
             raise
         except Exception as error:

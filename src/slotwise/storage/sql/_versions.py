@@ -29,6 +29,7 @@ __all__ = [
     "SchemaStatus",
     "check_tables",
     "compatible_since_at",
+    "prepare_tables",
     "create_or_upgrade",
     "schema_status",
 ]
@@ -178,6 +179,22 @@ def create_or_upgrade(
     else:
         return status
     return _status(SCHEMA_VERSION, status.upgraded_compatible_since)
+
+
+def prepare_tables(
+    conn: Connection, dialect: Dialect, schema: str | None, *, create: bool, where: str
+) -> None:
+    """
+    Check the tables' version under the schema lock as a store opens; create *schema* and the
+    tables, or upgrade them, when *create*. MySQL is refused (no sequences, no ``FOR UPDATE
+    WAIT``).
+    """
+    if conn.dialect.name in ("mysql", "mariadb") and not getattr(conn.dialect, "is_mariadb", False):
+        raise StoreError("SQLStore supports MariaDB; MySQL has no sequences or FOR UPDATE WAIT")
+    with dialect.schema_guard(conn):
+        if schema is not None and create:
+            dialect.create_schema(conn, schema)
+        create_or_upgrade(conn, dialect, schema, create=create, where=where)
 
 
 def schema_status(
