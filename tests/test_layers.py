@@ -34,7 +34,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("slotwise.booking",),
     ("slotwise.scheduler",),
     ("slotwise.http", "slotwise.webhooks", "slotwise.ics", "slotwise.plot", "slotwise._figure"),
-    ("slotwise.testing", "slotwise.demo", "slotwise.cli", "slotwise.__main__"),
+    (
+        "slotwise.testing",
+        "slotwise.demo",
+        "slotwise.cli",
+        "slotwise._cli_parser",
+        "slotwise.__main__",
+    ),
 )
 """From the bottom up: a module may import its own layer and those listed before it."""
 
