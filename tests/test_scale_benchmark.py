@@ -52,19 +52,21 @@ def test_the_slope_area_prints_two_rows_with_their_targets():
 
 
 def test_the_slope_is_the_log_log_growth_of_the_time(scale: ModuleType, monkeypatch):
-    """Time x 4 when days x 2 is a slope of 2; over resources the pair is 30x90 -> 100x90."""
+    """Time x 9 when the slots grow x 3 is a slope of 2; the resources' pair is 3x30 -> 10x30."""
     times = {"10x10": 1.0, "10x30": 9.0, "3x30": 3.0}
+    slots = {"10x10": 10, "10x30": 30, "3x30": 10}
 
     def workload(script: Path, *arguments: str) -> list[dict[str, float]]:
         if script.name == "scenario.py":
             Path(arguments[-1]).write_text("{}")
             return []
-        return [{"slots": 10, "best_ms": times[Path(arguments[0]).stem]}]
+        label = Path(arguments[0]).stem
+        return [{"slots": slots[label], "best_ms": times[label]}]
 
     monkeypatch.setattr(scale, "_python", workload)
     over_days, over_resources = list(scale.slope(quick=True))
     assert over_days["value"] == pytest.approx(math.log(9) / math.log(3), abs=1e-3)
-    assert over_resources["value"] == pytest.approx(math.log(3) / math.log(10 / 3), abs=1e-3)
+    assert over_resources["value"] == pytest.approx(math.log(3) / math.log(3), abs=1e-3)
     assert over_days["met"] is False
 
 
