@@ -16,9 +16,7 @@ after *N* more, divided by *N*:
                  and indexes, nothing else;
 ``booking``      ``create(..., complete_booking="BK")`` calls: everything a booking leaves in
                  the store (the appointment, its audit entry, its ``BookingConfirmation`` outbox
-                 event with its payload, and their indexes);
-``booking_read`` the same, each event's payload then read once (as a webhook sender reads it):
-                 a payload is built when first read (decision 49) and kept.
+                 event with its payload, and their indexes).
 
 Prints one JSON line per figure: ``{"figure", "count", "bytes_per_appointment"}``.
 """
@@ -36,9 +34,8 @@ from datetime import timedelta
 import bookings
 
 from slotwise import Appointment, AppointmentStatus
-from slotwise.model import OutboxEvent
 
-FIGURES = ("appointment", "booking", "booking_read")
+FIGURES = ("appointment", "booking")
 WARM_UP = 200
 _BATCH = 1_000
 
@@ -74,14 +71,6 @@ def _book(business: bookings.Business, first: int, count: int) -> None:
         business.create_booked(number)
 
 
-def _book_and_read(business: bookings.Business, first: int, count: int) -> None:
-    """Book like ``_book``, then read every event's payload once."""
-    _book(business, first, count)
-    with business.store.read() as reader:
-        for event in reader.find(OutboxEvent, company_id=None):
-            event.payload.get("appointment")
-
-
 def held_per_appointment(figure: str, count: int) -> float:
     """Return the bytes the store holds per appointment of *figure*, over *count* of them."""
     business = bookings.Business(WARM_UP + count + 10)
@@ -90,7 +79,7 @@ def held_per_appointment(figure: str, count: int) -> float:
         business.create_booked(0)  # its company and location ids are copied
         add = _insert
     else:
-        add = _book if figure == "booking" else _book_and_read
+        add = _book
     add(business, 1, WARM_UP)
     gc.collect()
     tracemalloc.start()

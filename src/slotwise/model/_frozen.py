@@ -9,12 +9,12 @@ and deep-copy, so records cross process boundaries and caches.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any, Final, NoReturn
 
 from slotwise.errors import InvalidFormat
 
-__all__ = ["FrozenJSON", "LazyJSON", "freeze_json"]
+__all__ = ["FrozenJSON", "freeze_json"]
 
 
 class FrozenJSON(dict[str, Any]):
@@ -69,88 +69,6 @@ class FrozenJSON(dict[str, Any]):
         return (freeze_json, (dict(self),))
 
 
-class LazyJSON(FrozenJSON):
-    """
-    A :class:`FrozenJSON` whose values are built when it is first read (decision 49: event
-    payloads serialised when first read).
-
-    It holds its keys from the start (so ``len``, ``json.dumps`` and C code that sees an empty
-    dict never take it for ``{}``) and a function that returns the finished mapping; every read
-    runs that function once, then the items are those of a plain ``FrozenJSON``. The function
-    must return frozen values only and always the same items (it reads immutable records).
-    """
-
-    __slots__ = ("_build",)
-
-    def __init__(self, keys: Iterable[str], build: Callable[[], Mapping[str, Any]]) -> None:
-        dict.__init__(self)
-        dict.update(self, dict.fromkeys(keys))
-        self._build: Callable[[], Mapping[str, Any]] | None = build
-
-    def _ready(self) -> LazyJSON:
-        build = self._build
-        if build is not None:
-            # Built before it is marked built: a reader in another thread meanwhile builds the
-            # same items itself rather than seeing the placeholders.
-            dict.update(self, build())
-            self._build = None
-        return self
-
-    def __getitem__(self, key: str) -> Any:
-        return dict.__getitem__(self._ready(), key)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return dict.get(self._ready(), key, default)
-
-    def __iter__(self) -> Iterator[str]:
-        return dict.__iter__(self._ready())
-
-    def __reversed__(self) -> Iterator[str]:
-        return dict.__reversed__(self._ready())
-
-    def __len__(self) -> int:
-        return dict.__len__(self._ready())
-
-    def __contains__(self, key: object) -> bool:
-        return dict.__contains__(self._ready(), key)
-
-    def keys(self) -> Any:
-        return dict.keys(self._ready())
-
-    def values(self) -> Any:
-        return dict.values(self._ready())
-
-    def items(self) -> Any:
-        return dict.items(self._ready())
-
-    def copy(self) -> dict[str, Any]:
-        return dict.copy(self._ready())
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, LazyJSON):
-            other._ready()
-        return dict.__eq__(self._ready(), other)
-
-    def __ne__(self, other: object) -> bool:
-        equal = self.__eq__(other)
-        return equal if equal is NotImplemented else not equal
-
-    def __or__(self, other: Any) -> Any:
-        return dict.__or__(self._ready(), other)
-
-    def __ror__(self, other: Any) -> Any:
-        return dict.__ror__(self._ready(), other)
-
-    def __hash__(self) -> int:  # type: ignore[override]
-        return FrozenJSON.__hash__(self._ready())
-
-    def __repr__(self) -> str:
-        return dict.__repr__(self._ready())
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (freeze_json, (dict(self._ready()),))
-
-
 PLAIN_TYPES: Final = (str, bool, int, type(None))
 """Types a JSON value may have that are returned as they are."""
 
@@ -169,7 +87,7 @@ def freeze_json(value: object, *, field: str = "payload") -> Any:
     .. versionadded:: 0.1
     """
     kind = type(value)
-    if kind in PLAIN_TYPES or kind is FrozenJSON or kind is LazyJSON:
+    if kind in PLAIN_TYPES or kind is FrozenJSON:
         return value
     if kind is float or isinstance(value, float):
         if not math.isfinite(value):  # type: ignore[arg-type]

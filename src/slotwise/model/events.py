@@ -22,7 +22,7 @@ from slotwise.errors import InvalidFormat
 from ._checks import as_utc, check_aware, check_choice, check_int, check_text, to_enum
 from ._enum import SpecEnum
 from ._frozen import PLAIN_TYPES as _PLAIN
-from ._frozen import FrozenJSON, LazyJSON, freeze_json
+from ._frozen import FrozenJSON, freeze_json
 from .appointments import AppointmentStatus
 
 __all__ = [
@@ -244,8 +244,6 @@ def _load(hint: Any, value: Any) -> Any:
 
 
 def _payload(value: Mapping[str, Any] | None) -> FrozenJSON:
-    if isinstance(value, LazyJSON):
-        return value  # built when first read (decision 49), not walked now
     frozen = freeze_json(value or {})
     if not isinstance(frozen, FrozenJSON):
         raise InvalidFormat(field="payload", expected="a mapping", value=value)

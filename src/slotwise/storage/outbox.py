@@ -24,7 +24,6 @@ from slotwise.model import (
     Trigger,
     to_json_data,
 )
-from slotwise.model._frozen import LazyJSON
 from slotwise.storage.batched import insert_new
 from slotwise.storage.protocol import Transaction
 
@@ -119,31 +118,19 @@ def appointment_payload(
 
     ``{"appointment": ..., "customer": ... or None, "resources": [...]}``, plus
     ``"previous_appointment"`` for a reschedule (the old record) and ``"reminder"`` for a
-    reminder event. Built when first read (decision 49): the records are immutable, so the
-    payload read later is the one of the moment of the change; a booking whose events nobody
-    reads never pays for it, and a store that writes the event reads it then.
+    reminder event. Built with the event, from the (immutable) records: an event handed to
+    any code -- a C-level encoder such as msgspec included -- holds its whole payload.
     """
-    members = tuple(resources)
-    keys = ["appointment", "customer", "resources"]
+    payload: dict[str, Any] = {
+        "appointment": _appointment_data(appointment),
+        "customer": customer_data(customer) if customer is not None else None,
+        "resources": tuple([_resource_summary(resource) for resource in resources]),
+    }
     if previous is not None:
-        keys.append("previous_appointment")
+        payload["previous_appointment"] = _appointment_data(previous)
     if reminder is not None:
-        keys.append("reminder")
-
-    def build() -> dict[str, Any]:
-        payload: dict[str, Any] = {
-            "appointment": _appointment_data(appointment),
-            "customer": customer_data(customer) if customer is not None else None,
-            "resources": tuple([_resource_summary(resource) for resource in members]),
-        }
-        if previous is not None:
-            payload["previous_appointment"] = _appointment_data(previous)
-        if reminder is not None:
-            payload["reminder"] = to_json_data(reminder)
-        # Frozen already, all the way down.
-        return payload
-
-    return LazyJSON(keys, build)
+        payload["reminder"] = to_json_data(reminder)
+    return _frozen(payload)  # frozen already, all the way down
 
 
 def append_event(
