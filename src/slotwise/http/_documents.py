@@ -55,21 +55,7 @@ def to_wire(value: Any, lookups: Lookups | None = None) -> Any:
     other records (a service's ``serviceGroupName``) are filled; without, instants stay UTC and
     those fields are null.
     """
-    if isinstance(value, Page):
-        return page(value, url=value.url, lookups=lookups)
-    if attrs.has(type(value)):
-        found = shape(type(value))  # type: ignore[arg-type]
-        if lookups is None or not (found.located or found.looks_up):
-            return found.dump(value)
-        located = found.located and value.location_id is not None
-        return found.dump(value, lookups.zone(value.location_id) if located else None, lookups)
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, Mapping):
-        return {key: to_wire(item, lookups) for key, item in value.items()}
-    if isinstance(value, list | tuple | frozenset | set):
-        return [to_wire(item, lookups) for item in value]
-    return value
+    return _walk(value, lookups, structs=False)
 
 
 def encode(value: Any, lookups: Lookups | None = None, *, url: str | None = None) -> bytes:
@@ -89,20 +75,31 @@ def encode(value: Any, lookups: Lookups | None = None, *, url: str | None = None
 
 def _answer(value: Any, lookups: Lookups | None) -> Any:
     """:func:`to_wire`, with each record as its struct (``Shape.build``)."""
+    return _walk(value, lookups, structs=True)
+
+
+def _walk(value: Any, lookups: Lookups | None, *, structs: bool) -> Any:
+    """
+    Give *value* its wire form: each record as its struct (``Shape.build``) when *structs*,
+    else as its dict (``Shape.dump``); pages as their envelope; plain data as it is.
+    """
     if isinstance(value, Page):
-        return _answer_page(value, value.url, lookups)
+        if structs:
+            return _answer_page(value, value.url, lookups)
+        return page(value, url=value.url, lookups=lookups)
     if attrs.has(type(value)):
         found = shape(type(value))  # type: ignore[arg-type]
+        form = found.build if structs else found.dump
         if lookups is None or not (found.located or found.looks_up):
-            return found.build(value)
+            return form(value)
         located = found.located and value.location_id is not None
-        return found.build(value, lookups.zone(value.location_id) if located else None, lookups)
+        return form(value, lookups.zone(value.location_id) if located else None, lookups)
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, Mapping):
-        return {key: _answer(item, lookups) for key, item in value.items()}
+        return {key: _walk(item, lookups, structs=structs) for key, item in value.items()}
     if isinstance(value, list | tuple | frozenset | set):
-        return [_answer(item, lookups) for item in value]
+        return [_walk(item, lookups, structs=structs) for item in value]
     return value
 
 
