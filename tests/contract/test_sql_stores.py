@@ -20,7 +20,14 @@ import pytest
 from sqlalchemy import create_engine, delete, event, inspect, select, text, update
 from sqlalchemy.exc import SQLAlchemyError
 
-from slotwise.errors import ConflictError, FieldTooLong, NotFound, StoreError, StoreUnavailable
+from slotwise.errors import (
+    ConflictError,
+    FieldTooLong,
+    InvalidFormat,
+    NotFound,
+    StoreError,
+    StoreUnavailable,
+)
 from slotwise.model import (
     Allocation,
     ApiToken,
@@ -265,6 +272,32 @@ class TestSchema:
         """An in-memory SQLite database (one per pooled connection) is refused with StoreError."""
         with pytest.raises(StoreError, match="file"):
             SQLStore(url)
+
+    @pytest.mark.parametrize(
+        ("url", "shown"),
+        [
+            ("nonsense", "'nonsense'"),
+            ("oracle://scott:tiger@db/orcl", "'oracle://...'"),
+            ("postgresql+asyncpg://app:s3cret@db/app", "'postgresql+asyncpg://...'"),
+            ("s3cret-pasted-where-a-url-belongs", "text of 33 characters"),
+        ],
+    )
+    def test_a_url_that_is_no_database_url_is_invalid_format(self, url: str, shown: str):
+        """A text that is no usable database URL raises InvalidFormat naming url, never its secret."""
+        with pytest.raises(InvalidFormat) as caught:
+            SQLStore(url)
+
+        assert "url" == caught.value.field
+        assert shown in str(caught.value)
+        assert "s3cret" not in str(caught.value)
+
+    def test_a_replica_url_that_is_no_database_url_names_replicas(self):
+        """A replica URL that is no database URL raises InvalidFormat naming replicas."""
+        with pytest.raises(InvalidFormat) as caught:
+            with server_store(POSTGRES, replicas=["nonsense"]):
+                pass
+
+        assert "replicas" == caught.value.field
 
     def test_missing_sqlalchemy_raises_missing_dependency(self):
         """Without SQLAlchemy, importing slotwise.storage.sql names the extra to install."""

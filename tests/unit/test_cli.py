@@ -246,6 +246,16 @@ def test_serve_refuses_no_threads(capsys):
     assert "threads" in capsys.readouterr().err
 
 
+def test_serve_with_a_bad_database_url_says_so_without_a_traceback(capsys):
+    """``serve --db nonsense`` exits 2 with one line naming the URL's shape, not a traceback."""
+    status, _ = _run("serve", "--db", "nonsense")
+
+    err = capsys.readouterr().err
+    assert 2 == status
+    assert "database URL" in err
+    assert "Traceback" not in err
+
+
 def _status_lines(tables: str, since: str, state: str) -> str:
     """What ``slotwise schema status`` prints for this slotwise (schema version 8)."""
     return (

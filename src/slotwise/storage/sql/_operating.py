@@ -8,8 +8,9 @@ from __future__ import annotations
 from typing import Final, Literal
 
 from sqlalchemy import URL, Engine, create_engine, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
-from slotwise.errors import InvalidChoice, StoreError
+from slotwise.errors import InvalidChoice, InvalidFormat, StoreError
 
 __all__ = [
     "POOL_MODES",
@@ -17,7 +18,11 @@ __all__ = [
     "check_pool_mode",
     "check_sqlite_file",
     "make_engine",
+    "parse_url",
 ]
+
+_BACKENDS: Final = ("sqlite", "postgresql", "mariadb")
+"""The databases a ``SQLStore`` runs on (MySQL is refused when the tables are opened)."""
 
 PoolMode = Literal["session", "transaction"]
 """How connections reach the server: directly or through a session-mode pooler, or through a
@@ -37,16 +42,55 @@ def check_pool_mode(pool_mode: str, backend: str | None = None) -> None:
         raise InvalidChoice(field="pool_mode", allowed=("session",), requested=pool_mode)
 
 
-def make_engine(url: URL | str, lock_timeout: float) -> Engine:
+def parse_url(url: URL | str, *, field: str = "url") -> URL:
+    """
+    Return *url* parsed, or raise :class:`~slotwise.InvalidFormat` naming *field*.
+
+    A text that is no database URL, or names a database slotwise does not run on, is the
+    caller's mistake, not the store's: it gets a typed error, not SQLAlchemy's. The error shows
+    only the URL's scheme, never the rest (it may hold a password).
+    """
+    expected = "a database URL: sqlite:///FILE, postgresql://USER@HOST/DB or mariadb://USER@HOST/DB"
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError, TypeError):
+        scheme = url.partition(":")[0] if isinstance(url, str) and ":" in url else url
+        raise InvalidFormat(field=field, expected=expected, value=_scheme_only(scheme)) from None
+    backend = parsed.get_backend_name()
+    if backend not in (*_BACKENDS, "mysql"):
+        raise InvalidFormat(field=field, expected=expected, value=f"{parsed.drivername}://...")
+    return parsed
+
+
+def _scheme_only(scheme: object) -> object:
+    # Text without "://" may be anything the user typed (a password pasted in the wrong
+    # place): show only that it was text of this length.
+    if isinstance(scheme, str) and (len(scheme) > 20 or not scheme.replace("+", "").isalnum()):
+        return f"text of {len(scheme)} characters"
+    return scheme
+
+
+def make_engine(url: URL | str, lock_timeout: float, *, field: str = "url") -> Engine:
     """Return the engine a store makes from *url* (and disposes of on close)."""
-    parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite":
-        check_sqlite_file(parsed)
-        # The driver's timeout is SQLite's busy timeout (a connection also sets the PRAGMA).
-        return create_engine(parsed, connect_args={"timeout": lock_timeout})
-    # pool_pre_ping: a connection the server dropped while pooled (a restart, a terminated
-    # backend) is replaced at checkout instead of failing the next unit of work.
-    return create_engine(parsed, pool_pre_ping=True, connect_args={"connect_timeout": 10})
+    parsed = parse_url(url, field=field)
+    try:
+        if parsed.get_backend_name() == "sqlite":
+            check_sqlite_file(parsed)
+            # The driver's timeout is SQLite's busy timeout (a connection also sets the PRAGMA).
+            return create_engine(parsed, connect_args={"timeout": lock_timeout})
+        # pool_pre_ping: a connection the server dropped while pooled (a restart, a terminated
+        # backend) is replaced at checkout instead of failing the next unit of work.
+        return create_engine(parsed, pool_pre_ping=True, connect_args={"connect_timeout": 10})
+    except (NoSuchModuleError, ImportError):
+        # An unknown driver name, or a driver that is not installed.
+        raise InvalidFormat(
+            field=field,
+            expected=(
+                "a URL with an installed driver (sqlite, postgresql+psycopg, mariadb+pymysql; "
+                "pip install 'slotwise[sql]')"
+            ),
+            value=f"{parsed.drivername}://...",
+        ) from None
 
 
 def check_sqlite_file(url: URL) -> None:

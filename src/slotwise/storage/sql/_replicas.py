@@ -162,7 +162,7 @@ def open_replicas(
         if isinstance(replica, Engine):
             engine = replica
         else:
-            engine = make_engine(replica, lock_timeout)
+            engine = make_engine(replica, lock_timeout, field="replicas")
             owned.append(engine)
         if engine.dialect.name not in replication.engine_names:
             raise InconsistentFields(

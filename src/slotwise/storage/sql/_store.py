@@ -9,7 +9,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from typing import Any, TypeVar
 
-from sqlalchemy import URL, Connection, Engine, make_url
+from sqlalchemy import URL, Connection, Engine
 from sqlalchemy.pool import AssertionPool, QueuePool, StaticPool
 
 from slotwise.errors import (
@@ -27,6 +27,7 @@ from ._operating import (
     check_pool_mode,
     check_sqlite_file,
     make_engine,
+    parse_url,
 )
 from ._replicas import ReplicaSet, open_replicas
 from ._units import SQLReader
@@ -131,7 +132,7 @@ class SQLStore:
             pool_mode,
             engine_or_url.dialect.name
             if isinstance(engine_or_url, Engine)
-            else make_url(engine_or_url).get_backend_name(),
+            else parse_url(engine_or_url).get_backend_name(),
         )
         if isinstance(engine_or_url, Engine):
             self._engine, self._owns_engine = engine_or_url, False
