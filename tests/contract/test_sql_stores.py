@@ -293,9 +293,8 @@ class TestSchema:
 
     def test_a_replica_url_that_is_no_database_url_names_replicas(self):
         """A replica URL that is no database URL raises InvalidFormat naming replicas."""
-        with pytest.raises(InvalidFormat) as caught:
-            with server_store(POSTGRES, replicas=["nonsense"]):
-                pass
+        with pytest.raises(InvalidFormat) as caught, server_store(POSTGRES, replicas=["nonsense"]):
+            pass
 
         assert "replicas" == caught.value.field
 
