@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Collection, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from sqlalchemy import BigInteger, Connection, Table, bindparam, cast, exc, func, insert, select
@@ -61,7 +61,7 @@ class SQLite(Dialect):
     def write_options(self) -> dict[str, Any]:
         return {"isolation_level": "AUTOCOMMIT"}
 
-    def read_options(self) -> dict[str, Any]:
+    def read_options(self, driver: str | None = None) -> dict[str, Any]:
         return {"isolation_level": "AUTOCOMMIT"}
 
     def configure(self, conn: Connection) -> None:
@@ -170,8 +170,18 @@ class PostgreSQL(Dialect):
         # with its last writes (see begin_write and ``_riding``), not each in a round trip.
         return {"isolation_level": "AUTOCOMMIT"}
 
-    def read_options(self) -> dict[str, Any]:
+    def read_options(self, driver: str | None = None) -> dict[str, Any]:
+        if driver == "psycopg":
+            # The driver in autocommit mode: the read's BEGIN rides with its first statement.
+            return {"isolation_level": "AUTOCOMMIT"}
         return {"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}
+
+    def read_opening(self, conn: Connection) -> list[str]:
+        # The configuration version (decision 49) and BEGIN in one round trip, the other
+        # reads driver-level: what units of work do (``_riding``), with the read's snapshot.
+        if not self.rides(conn):
+            return []
+        return ["BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"]
 
     def configure(self, conn: Connection) -> None:
         # psycopg 3 prepares a statement run 5 times on a connection; behind a transaction-mode
@@ -300,7 +310,30 @@ class MariaDB(Dialect):
 
     def begin_read(self, conn: Connection) -> None:
         # The first read creates the snapshot every later read of this reader sees.
-        conn.exec_driver_sql("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        conn.exec_driver_sql(_READ_ONLY)
+
+    def read_opening(self, conn: Connection) -> list[str]:
+        # With multi-statement queries (a store's own PyMySQL engine: ``make_engine``), the
+        # transaction's characteristics ride with the first read, the reads run driver-level.
+        if not multi_statements(conn):
+            return []
+        if not conn.in_transaction():  # (configure() may have begun it)
+            conn.begin()  # SQLAlchemy's view of the driver's implicit transaction: sends nothing
+        return [_READ_ONLY]
+
+    def releases(self, conn: Connection) -> bool:
+        # Connection.close() rolls back the transaction it sees open, and the pool then skips
+        # its own reset: one ROLLBACK, where abort() then close() send two (PyMySQL sends
+        # ROLLBACK whether or not a transaction is open). A failed rollback discards the
+        # connection (the pool resets it, invalidating it when that fails too).
+        if not conn.in_transaction():
+            return False
+        try:
+            conn.close()
+        except Exception:
+            with suppress(Exception):
+                conn.invalidate()
+        return True
 
     def begin_write(self, conn: Connection, names: Collection[str]) -> bool:
         # READ COMMITTED: no gap locks (fewer deadlocks between bookings of neighbouring
@@ -376,6 +409,19 @@ class MariaDB(Dialect):
         ):
             return StoreUnavailable
         return StoreError
+
+
+MULTI_STATEMENTS = 1 << 16
+"""The MySQL protocol's CLIENT_MULTI_STATEMENTS capability flag."""
+_READ_ONLY = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
+
+
+def multi_statements(conn: Connection) -> bool:
+    """Whether *conn* is a PyMySQL connection that sends several statements in one query."""
+    if conn.dialect.driver != "pymysql":
+        return False
+    flags = getattr(conn.connection.driver_connection, "client_flag", 0)
+    return bool(flags & MULTI_STATEMENTS)
 
 
 def _mysql_errno(error: exc.DBAPIError) -> int | None:
