@@ -25,19 +25,33 @@ from collections.abc import Collection, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from sqlalchemy import BigInteger, Connection, Table, bindparam, cast, exc, func, insert, select
+from sqlalchemy import (
+    BigInteger,
+    Connection,
+    Table,
+    bindparam,
+    cast,
+    exc,
+    func,
+    insert,
+    select,
+    text,
+)
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from slotwise.errors import ConflictError, StoreError, StoreUnavailable
 
 from ._dialect_base import Dialect
-from ._riding import send
+from ._riding import direct_rows, send
 from ._schema import counters, locks, lookup_key
 
 __all__ = ["Dialect", "MariaDB", "PostgreSQL", "SQLite", "dialect_for"]
 
 _OUTBOX_COUNTER = "outbox"
+# A read's BEGIN and ROLLBACK on SQLite, run on the driver's cursor (``direct_rows``).
+_BEGIN = text("BEGIN")
+_ROLLBACK = text("ROLLBACK")
 
 
 class SQLite(Dialect):
@@ -74,7 +88,7 @@ class SQLite(Dialect):
 
     def begin_read(self, conn: Connection) -> None:
         # A deferred transaction: its first read pins one snapshot of the write-ahead log.
-        conn.exec_driver_sql("BEGIN")
+        direct_rows(conn, _BEGIN, {})
 
     def begin_write(self, conn: Connection, names: Collection[str]) -> bool:
         # The database's single write lock subsumes every named lock.
@@ -89,7 +103,7 @@ class SQLite(Dialect):
 
     def abort(self, conn: Connection) -> None:
         if conn.connection.driver_connection.in_transaction:  # type: ignore[union-attr]
-            conn.exec_driver_sql("ROLLBACK")
+            direct_rows(conn, _ROLLBACK, {})
 
     def rollback(self, conn: Connection, *, drawn: int | None) -> None:
         if drawn is None:

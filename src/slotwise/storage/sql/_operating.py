@@ -83,7 +83,11 @@ def make_engine(url: URL | str, lock_timeout: float, *, field: str = "url") -> E
         if parsed.get_backend_name() == "sqlite":
             check_sqlite_file(parsed)
             # The driver's timeout is SQLite's busy timeout (a connection also sets the PRAGMA).
-            return create_engine(parsed, connect_args={"timeout": lock_timeout})
+            # AUTOCOMMIT: the store begins and ends every transaction itself (``SQLite``), and a
+            # connection returned to the pool is then not reset to another level (a PRAGMA).
+            return create_engine(
+                parsed, connect_args={"timeout": lock_timeout}, isolation_level="AUTOCOMMIT"
+            )
         if (
             parsed.get_backend_name() in ("mysql", "mariadb")
             and parsed.get_driver_name() == "pymysql"
