@@ -136,8 +136,8 @@ def _bound(conn: Connection, statement: Any, values: dict[str, Any]) -> tuple[st
         for name, convert in convert_all.items():
             if name in parameters:
                 parameters[name] = convert(parameters[name])
-    if expanded.positiontup is not None:  # qmark/format: positional
-        return expanded.statement, [parameters[name] for name in expanded.positiontup]
+    if expanded.positiontup is not None:  # qmark/format: positional (a tuple, as SQLAlchemy's)
+        return expanded.statement, tuple(parameters[name] for name in expanded.positiontup)
     return expanded.statement, parameters
 
 
