@@ -140,8 +140,11 @@ _made: dict[str, list[str]] = {}
 
 
 @contextmanager
-def server_store(server: Server, **options: Any) -> Iterator[Any]:
-    """Yield an ``SQLStore`` in an empty schema of its own on *server*."""
+def server_store(server: Server, *, by_url: bool = False, **options: Any) -> Iterator[Any]:
+    """
+    Yield an ``SQLStore`` in an empty schema of its own on *server*: on this session's engine,
+    or with *by_url* on an engine of its own made from the URL (as an application's would be).
+    """
     from slotwise.storage.sql import SQLStore
 
     engine = server_engine(server)
@@ -153,7 +156,7 @@ def server_store(server: Server, **options: Any) -> Iterator[Any]:
     reusable = False
     try:
         options.setdefault("pool_mode", server.pool_mode)
-        store = SQLStore(engine, schema=schema, **options)
+        store = SQLStore(engine.url if by_url else engine, schema=schema, **options)
         try:
             yield store
         finally:

@@ -87,8 +87,12 @@ def _relay(host: str, port: int) -> Iterator[tuple[int, _Trips]]:
     try:
         yield listener.getsockname()[1], trips
     finally:
+        with suppress(OSError):
+            listener.shutdown(socket.SHUT_RDWR)  # wakes the accept() (close() alone would not)
         listener.close()
         for end in ends:
+            with suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)  # close() alone leaves a blocked recv() waiting
             with suppress(OSError):
                 end.close()
 

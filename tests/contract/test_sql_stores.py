@@ -104,6 +104,14 @@ class TestMariaDBStore(_SQLContract):
         return server_store(MARIADB)
 
 
+@pytest.mark.external_service
+class TestMariaDBURLStore(_SQLContract):
+    """The contract on a store's own engine (its reads ride: several statements per query)."""
+
+    def _open(self) -> Any:
+        return server_store(MARIADB, by_url=True)
+
+
 # -- what the contract does not say: SQL specifics ----------------------------------------------
 
 

@@ -47,8 +47,12 @@ class Dialect:
         """Execution options of a connection running a unit of work."""
         return {}
 
-    def read_options(self) -> dict[str, Any]:
-        """Execution options of a connection running a read."""
+    def read_options(self, driver: str | None = None) -> dict[str, Any]:
+        """
+        Execution options of a connection running a read; *driver* names the connection's
+        driver when the read may ride (see :meth:`read_opening`), else ``None``.
+        """
+        del driver
         return {}
 
     def configure(self, conn: Connection) -> None:
@@ -56,6 +60,22 @@ class Dialect:
 
     def begin_read(self, conn: Connection) -> None:
         """Start a read-only transaction with one consistent snapshot."""
+
+    def reads_direct(self, conn: Connection) -> bool:
+        """
+        Whether a read on *conn* runs its statements on the driver's cursor (``direct_rows``),
+        compiled once, rather than through SQLAlchemy's execution (SQLite's ``sqlite3``,
+        PyMySQL: drivers whose rows need no conversion for what a reader selects).
+        """
+        return conn.dialect.driver in ("pysqlite", "pymysql")
+
+    def read_opening(self, conn: Connection) -> list[str]:
+        """
+        The statements beginning a read that ride with its first statement (``_riding``), on a
+        connection opened with ``read_options(driver)``; empty: :meth:`begin_read` begins it.
+        """
+        del conn
+        return []
 
     def begin_write(self, conn: Connection, names: Collection[str]) -> bool:
         """
@@ -91,6 +111,14 @@ class Dialect:
     def abort(self, conn: Connection) -> None:
         """Roll back whatever is open on *conn* (a unit of work or a read)."""
         conn.rollback()
+
+    def releases(self, conn: Connection) -> bool:
+        """
+        Roll back whatever is open on *conn* and close it in one step, if this database has a
+        cheaper way than :meth:`abort` then ``close()``; tell whether it did.
+        """
+        del conn
+        return False
 
     # -- writes ------------------------------------------------------------------------------
 

@@ -22,22 +22,36 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Collection, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
-from sqlalchemy import BigInteger, Connection, Table, bindparam, cast, exc, func, insert, select
+from sqlalchemy import (
+    BigInteger,
+    Connection,
+    Table,
+    bindparam,
+    cast,
+    exc,
+    func,
+    insert,
+    select,
+    text,
+)
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from slotwise.errors import ConflictError, StoreError, StoreUnavailable
 
 from ._dialect_base import Dialect
-from ._riding import send
+from ._riding import direct_rows, send
 from ._schema import counters, locks, lookup_key
 
 __all__ = ["Dialect", "MariaDB", "PostgreSQL", "SQLite", "dialect_for"]
 
 _OUTBOX_COUNTER = "outbox"
+# A read's BEGIN and ROLLBACK on SQLite, run on the driver's cursor (``direct_rows``).
+_BEGIN = text("BEGIN")
+_ROLLBACK = text("ROLLBACK")
 
 
 class SQLite(Dialect):
@@ -61,7 +75,7 @@ class SQLite(Dialect):
     def write_options(self) -> dict[str, Any]:
         return {"isolation_level": "AUTOCOMMIT"}
 
-    def read_options(self) -> dict[str, Any]:
+    def read_options(self, driver: str | None = None) -> dict[str, Any]:
         return {"isolation_level": "AUTOCOMMIT"}
 
     def configure(self, conn: Connection) -> None:
@@ -74,7 +88,7 @@ class SQLite(Dialect):
 
     def begin_read(self, conn: Connection) -> None:
         # A deferred transaction: its first read pins one snapshot of the write-ahead log.
-        conn.exec_driver_sql("BEGIN")
+        direct_rows(conn, _BEGIN, {})
 
     def begin_write(self, conn: Connection, names: Collection[str]) -> bool:
         # The database's single write lock subsumes every named lock.
@@ -89,7 +103,7 @@ class SQLite(Dialect):
 
     def abort(self, conn: Connection) -> None:
         if conn.connection.driver_connection.in_transaction:  # type: ignore[union-attr]
-            conn.exec_driver_sql("ROLLBACK")
+            direct_rows(conn, _ROLLBACK, {})
 
     def rollback(self, conn: Connection, *, drawn: int | None) -> None:
         if drawn is None:
@@ -170,8 +184,18 @@ class PostgreSQL(Dialect):
         # with its last writes (see begin_write and ``_riding``), not each in a round trip.
         return {"isolation_level": "AUTOCOMMIT"}
 
-    def read_options(self) -> dict[str, Any]:
+    def read_options(self, driver: str | None = None) -> dict[str, Any]:
+        if driver == "psycopg":
+            # The driver in autocommit mode: the read's BEGIN rides with its first statement.
+            return {"isolation_level": "AUTOCOMMIT"}
         return {"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}
+
+    def read_opening(self, conn: Connection) -> list[str]:
+        # The configuration version (decision 49) and BEGIN in one round trip, the other
+        # reads driver-level: what units of work do (``_riding``), with the read's snapshot.
+        if not self.rides(conn):
+            return []
+        return ["BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"]
 
     def configure(self, conn: Connection) -> None:
         # psycopg 3 prepares a statement run 5 times on a connection; behind a transaction-mode
@@ -300,7 +324,30 @@ class MariaDB(Dialect):
 
     def begin_read(self, conn: Connection) -> None:
         # The first read creates the snapshot every later read of this reader sees.
-        conn.exec_driver_sql("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        conn.exec_driver_sql(_READ_ONLY)
+
+    def read_opening(self, conn: Connection) -> list[str]:
+        # With multi-statement queries (a store's own PyMySQL engine: ``make_engine``), the
+        # transaction's characteristics ride with the first read, the reads run driver-level.
+        if not multi_statements(conn):
+            return []
+        if not conn.in_transaction():  # (configure() may have begun it)
+            conn.begin()  # SQLAlchemy's view of the driver's implicit transaction: sends nothing
+        return [_READ_ONLY]
+
+    def releases(self, conn: Connection) -> bool:
+        # Connection.close() rolls back the transaction it sees open, and the pool then skips
+        # its own reset: one ROLLBACK, where abort() then close() send two (PyMySQL sends
+        # ROLLBACK whether or not a transaction is open). A failed rollback discards the
+        # connection (the pool resets it, invalidating it when that fails too).
+        if not conn.in_transaction():
+            return False
+        try:
+            conn.close()
+        except Exception:
+            with suppress(Exception):
+                conn.invalidate()
+        return True
 
     def begin_write(self, conn: Connection, names: Collection[str]) -> bool:
         # READ COMMITTED: no gap locks (fewer deadlocks between bookings of neighbouring
@@ -376,6 +423,19 @@ class MariaDB(Dialect):
         ):
             return StoreUnavailable
         return StoreError
+
+
+MULTI_STATEMENTS = 1 << 16
+"""The MySQL protocol's CLIENT_MULTI_STATEMENTS capability flag."""
+_READ_ONLY = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
+
+
+def multi_statements(conn: Connection) -> bool:
+    """Whether *conn* is a PyMySQL connection that sends several statements in one query."""
+    if conn.dialect.driver != "pymysql":
+        return False
+    flags = getattr(conn.connection.driver_connection, "client_flag", 0)
+    return bool(flags & MULTI_STATEMENTS)
 
 
 def _mysql_errno(error: exc.DBAPIError) -> int | None:

@@ -43,8 +43,7 @@ def read_on_replicas(
     while True:
         chosen = None if replicas is None else _open(store, replicas, excluding=failed)
         if replicas is None or chosen is None:
-            with store.read() as reader:
-                return read(reader)
+            return _on_primary(store, read)
         index, reader = chosen
         try:
             return read(reader)
@@ -56,6 +55,25 @@ def read_on_replicas(
             logger.warning("replica %d failed during a read; the read runs again elsewhere", index)
         finally:
             _close(store, reader)
+
+
+def _on_primary(store: SQLStore, read: Callable[[SQLReader], T]) -> T:
+    """
+    Return ``read(reader)`` on the primary, on a pooled connection not pinged first (the ping is
+    a round trip): when that connection turns out dead (``StoreUnavailable`` from one of its
+    statements: the server restarted, the backend was terminated), *read* runs again from the
+    start on a pinged connection, so a connection dropped while pooled still costs no failed
+    read (what the ping is for). An unreachable server fails the second attempt.
+    """
+    with store._read(pinged=False) as reader:
+        try:
+            return read(reader)
+        except StoreUnavailable:
+            if not isinstance(reader._failure, StoreUnavailable):
+                raise  # not this connection's failure
+            logger.info("a pooled connection failed during a read; the read runs again")
+    with store.read() as reader:
+        return read(reader)
 
 
 @contextmanager
@@ -105,5 +123,4 @@ def _open(
 
 def _close(store: SQLStore, reader: SQLReader) -> None:
     """End the reader's read-only transaction; a broken connection is discarded, not pooled."""
-    store._abandon(reader._conn)
-    reader._conn.close()
+    store._release(reader._conn)

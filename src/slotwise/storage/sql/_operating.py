@@ -5,9 +5,12 @@ pooler mode it sits behind (the readiness check, ``GET /readyz``, is ``_versions
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Final, Literal
 
-from sqlalchemy import URL, Engine, create_engine, make_url
+from sqlalchemy import URL, Engine, create_engine, event, exc, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 from slotwise.errors import InvalidChoice, InvalidFormat, StoreError
@@ -19,6 +22,7 @@ __all__ = [
     "check_sqlite_file",
     "make_engine",
     "parse_url",
+    "unpinged",
 ]
 
 _BACKENDS: Final = ("sqlite", "postgresql", "mariadb")
@@ -27,6 +31,8 @@ _BACKENDS: Final = ("sqlite", "postgresql", "mariadb")
 PoolMode = Literal["session", "transaction"]
 """How connections reach the server: directly or through a session-mode pooler, or through a
 transaction-mode pooler (PgBouncer ``pool_mode = transaction``)."""
+# The MySQL protocol's CLIENT_MULTI_STATEMENTS capability flag.
+_MULTI_STATEMENTS: Final = 1 << 16
 POOL_MODES: Final[tuple[PoolMode, ...]] = ("session", "transaction")
 
 
@@ -77,10 +83,22 @@ def make_engine(url: URL | str, lock_timeout: float, *, field: str = "url") -> E
         if parsed.get_backend_name() == "sqlite":
             check_sqlite_file(parsed)
             # The driver's timeout is SQLite's busy timeout (a connection also sets the PRAGMA).
-            return create_engine(parsed, connect_args={"timeout": lock_timeout})
-        # pool_pre_ping: a connection the server dropped while pooled (a restart, a terminated
-        # backend) is replaced at checkout instead of failing the next unit of work.
-        return create_engine(parsed, pool_pre_ping=True, connect_args={"connect_timeout": 10})
+            # AUTOCOMMIT: the store begins and ends every transaction itself (``SQLite``), and a
+            # connection returned to the pool is then not reset to another level (a PRAGMA).
+            return create_engine(
+                parsed, connect_args={"timeout": lock_timeout}, isolation_level="AUTOCOMMIT"
+            )
+        if (
+            parsed.get_backend_name() in ("mysql", "mariadb")
+            and parsed.get_driver_name() == "pymysql"
+        ):
+            # Several statements per query, so a read's SET TRANSACTION rides with its first
+            # statement (``MariaDB.read_opening``). Every value the store sends is bound by the
+            # driver or is an integer it computed: nothing a caller wrote is ever run as SQL.
+            given = parsed.query.get("client_flag", "0")
+            flags = int(given if isinstance(given, str) else given[-1]) | _MULTI_STATEMENTS
+            parsed = parsed.update_query_dict({"client_flag": str(flags)})
+        engine = create_engine(parsed, connect_args={"connect_timeout": 10})
     except (NoSuchModuleError, ImportError):
         # An unknown driver name, or a driver that is not installed.
         raise InvalidFormat(
@@ -91,6 +109,55 @@ def make_engine(url: URL | str, lock_timeout: float, *, field: str = "url") -> E
             ),
             value=f"{parsed.drivername}://...",
         ) from None
+    _ping_on_checkout(engine)
+    return engine
+
+
+# Set while a read that runs again on a dead connection checks one out (see `unpinged`).
+_UNPINGED: ContextVar[bool] = ContextVar("slotwise_unpinged", default=False)
+_FRESH = "slotwise.fresh"
+
+
+@contextmanager
+def unpinged() -> Iterator[None]:
+    """
+    Check connections out of the engines ``make_engine`` made without their liveness ping,
+    for a read that runs again (on a pinged connection) when its connection turns out dead.
+    """
+    token = _UNPINGED.set(True)
+    try:
+        yield
+    finally:
+        _UNPINGED.reset(token)
+
+
+def _ping_on_checkout(engine: Engine) -> None:
+    """
+    Ping a pooled connection at checkout, as SQLAlchemy's ``pool_pre_ping`` does: a connection
+    the server dropped while pooled (a restart, a terminated backend) is replaced instead of
+    failing the next unit of work. Unlike ``pool_pre_ping`` (one round trip at every checkout)
+    a read inside :func:`unpinged` skips it (``_lagging``).
+    """
+    dialect = engine.dialect
+
+    def connected(dbapi_connection: Any, record: Any) -> None:
+        del dbapi_connection
+        record.info[_FRESH] = True  # just opened: nothing to ping
+
+    def checkout(dbapi_connection: Any, record: Any, proxy: Any) -> None:
+        del proxy
+        if record.info.pop(_FRESH, False) or _UNPINGED.get():
+            return
+        try:
+            dialect.do_ping(dbapi_connection)
+        except dialect.loaded_dbapi.Error as error:
+            if dialect.is_disconnect(error, dbapi_connection, None):
+                # The pool discards this connection and checks out a new one.
+                raise exc.DisconnectionError(str(error)) from error
+            raise
+
+    event.listen(engine, "connect", connected)
+    event.listen(engine, "checkout", checkout)
 
 
 def check_sqlite_file(url: URL) -> None:

@@ -20,10 +20,12 @@ from typing import Any
 
 from sqlalchemy import Connection, exc
 
-__all__ = ["Queued", "compiled_sql", "send", "send_all"]
+__all__ = ["Queued", "compiled_sql", "direct_rows", "send", "send_all"]
 
-# The statements compiled for the hot path, per (statement, columns, schema map).
-_COMPILED: dict[tuple[Any, tuple[str, ...], tuple[tuple[Any, Any], ...]], Any] = {}
+# The statements compiled for the hot path, per (statement, columns, schema map, database).
+_COMPILED: dict[tuple[Any, tuple[str, ...], tuple[tuple[Any, Any], ...], str], Any] = {}
+# Drivers that keep every statement's result of a multi-statement query (psycopg 2 keeps the last).
+_MULTI_RESULT = frozenset({"psycopg", "pymysql"})
 # "Key (id)=(abc) already exists." -- the id of the row a unique violation met.
 _KEY = re.compile(r"Key \(id\)=\((?P<id>.*)\) already exists")
 
@@ -63,15 +65,59 @@ class Queued:
 
 def compiled_sql(conn: Connection, statement: Any, values: dict[str, Any]) -> str:
     """
-    Return *statement* with *values* as one line of SQL for *conn*'s PostgreSQL connection: the
-    SQLAlchemy statement compiled once (the store's schema written in), its values converted by
-    the columns' types and bound by psycopg on the client.
+    Return *statement* with *values* as one line of SQL for *conn*'s PostgreSQL (psycopg 3) or
+    MariaDB (PyMySQL) connection: the SQLAlchemy statement compiled once (the store's schema
+    written in), its values converted by the columns' types and bound by the driver on the
+    client.
     """
+    sql, parameters = _bound(conn, statement, values)
+    driver = conn.connection.driver_connection
+    assert driver is not None
+    if conn.dialect.driver == "pymysql":
+        # PyMySQL binds on the client anyway: its own quoting, as every query it sends.
+        with driver.cursor() as cursor:
+            mogrified: str = cursor.mogrify(sql, parameters)
+        return mogrified
     import psycopg
 
+    rendered: str = psycopg.ClientCursor(driver).mogrify(sql, parameters)
+    return rendered
+
+
+def direct_rows(conn: Connection, statement: Any, values: dict[str, Any]) -> list[Any]:
+    """
+    Run *statement* with *values* on *conn*'s driver cursor and return its rows as the driver
+    gives them: compiled once as :func:`compiled_sql` is, without SQLAlchemy's per-execution
+    work (for reads whose columns need no result processing: text, integers).
+
+    Raises:
+        sqlalchemy.exc.DBAPIError: wrapping the driver's error, as :func:`send_all` does.
+    """
+    sql, parameters = _bound(conn, statement, values)
+    driver = conn.connection.driver_connection
+    assert driver is not None
+    cursor = driver.cursor()
+    dispatch = conn.dispatch
+    if dispatch.before_cursor_execute:
+        dispatch.before_cursor_execute(conn, cursor, sql, parameters, None, False)
+    try:
+        cursor.execute(sql, parameters)
+        rows = list(cursor.fetchall()) if cursor.description is not None else []
+        if dispatch.after_cursor_execute:
+            dispatch.after_cursor_execute(conn, cursor, sql, parameters, None, False)
+        return rows
+    except conn.dialect.loaded_dbapi.Error as error:
+        raise _wrapped(conn, error, driver, cursor, sql) from error
+    finally:
+        with suppress(Exception):
+            cursor.close()
+
+
+def _bound(conn: Connection, statement: Any, values: dict[str, Any]) -> tuple[str, Any]:
+    """*statement*'s SQL for *conn* and its parameters, converted and in the driver's style."""
     translate = conn.get_execution_options().get("schema_translate_map") or {}
     # Keyed by the statement itself (kept alive: an id could be reused), bounded.
-    key = (statement, tuple(values), tuple(sorted(translate.items(), key=repr)))
+    key = (statement, tuple(values), tuple(sorted(translate.items(), key=repr)), conn.dialect.name)
     compiled = _COMPILED.get(key)
     if compiled is None:
         if len(_COMPILED) >= 1024:
@@ -90,10 +136,24 @@ def compiled_sql(conn: Connection, statement: Any, values: dict[str, Any]) -> st
         for name, convert in convert_all.items():
             if name in parameters:
                 parameters[name] = convert(parameters[name])
-    driver = conn.connection.driver_connection
-    assert driver is not None
-    rendered: str = psycopg.ClientCursor(driver).mogrify(expanded.statement, parameters)
-    return rendered
+    if expanded.positiontup is not None:  # qmark/format: positional (a tuple, as SQLAlchemy's)
+        return expanded.statement, tuple(parameters[name] for name in expanded.positiontup)
+    return expanded.statement, parameters
+
+
+def _wrapped(conn: Connection, error: Any, driver: Any, cursor: Any, sql: str) -> Any:
+    """The driver's *error* as SQLAlchemy reports a statement it ran: a lost connection invalidated."""
+    lost = conn.dialect.is_disconnect(error, driver, cursor)
+    if lost:
+        conn.invalidate(error)
+    return exc.DBAPIError.instance(
+        sql[:200],
+        None,
+        error,
+        conn.dialect.loaded_dbapi.Error,
+        connection_invalidated=lost,
+        dialect=conn.dialect,
+    )
 
 
 def send(conn: Connection, statements: list[str]) -> list[Any]:
@@ -132,21 +192,10 @@ def send_all(conn: Connection, statements: list[str]) -> list[list[Any] | None]:
         results: list[list[Any] | None] = []
         while True:
             results.append(list(cursor.fetchall()) if cursor.description is not None else None)
-            if conn.dialect.driver != "psycopg" or not cursor.nextset():
+            if conn.dialect.driver not in _MULTI_RESULT or not cursor.nextset():
                 return results
     except conn.dialect.loaded_dbapi.Error as error:
-        # As SQLAlchemy reports a statement it ran: wrapped, a lost connection invalidated.
-        lost = conn.dialect.is_disconnect(error, driver, cursor)
-        if lost:
-            conn.invalidate(error)
-        raise exc.DBAPIError.instance(
-            joined[:200],
-            None,
-            error,
-            conn.dialect.loaded_dbapi.Error,
-            connection_invalidated=lost,
-            dialect=conn.dialect,
-        ) from error
+        raise _wrapped(conn, error, driver, cursor, joined) from error
     finally:
         with suppress(Exception):  # after a lost connection there is nothing left to close
             cursor.close()

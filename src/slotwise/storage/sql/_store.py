@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Collection, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from typing import Any, TypeVar
 
 from sqlalchemy import URL, Connection, Engine
@@ -28,6 +28,7 @@ from ._operating import (
     check_sqlite_file,
     make_engine,
     parse_url,
+    unpinged,
 )
 from ._replicas import ReplicaSet, open_replicas
 from ._units import SQLReader
@@ -247,24 +248,35 @@ class SQLStore:
         try:
             return check_tables(conn, self._dialect, repr(self))
         finally:
-            self._abandon(conn)
-            conn.close()
+            self._release(conn)
 
     # -- the protocol ----------------------------------------------------------------------
 
-    @contextmanager
-    def read(self) -> Iterator[SQLReader]:
+    def read(self) -> AbstractContextManager[SQLReader]:
         """Yield a reader on one snapshot (a read-only transaction)."""
-        conn = self._connect(self._dialect.read_options(), "opening a read")
+        return self._read(pinged=True)
+
+    @contextmanager
+    def _read(self, *, pinged: bool) -> Iterator[SQLReader]:
+        """:meth:`read`; with *pinged* ``False`` on a pooled connection not pinged first."""
+        driver = self._engine.dialect.driver
+        options = self._dialect.read_options(driver)
+        with nullcontext() if pinged else unpinged():
+            conn = self._connect(options, "opening a read")
         try:
-            try:
-                self._dialect.begin_read(conn)
-            except Exception as error:
-                raise self._dialect.translate(error, "beginning a read") from error
-            yield SQLReader(self, conn)
+            reader = SQLReader(self, conn)
+            opening = self._dialect.read_opening(conn)
+            if opening:  # BEGIN rides with the first read
+                reader._opening, reader._riding = opening, True
+            else:
+                try:
+                    self._dialect.begin_read(conn)
+                except Exception as error:
+                    raise self._dialect.translate(error, "beginning a read") from error
+                reader._direct = self._dialect.reads_direct(conn)
+            yield reader
         finally:
-            self._abandon(conn)
-            conn.close()
+            self._release(conn)
 
     def replica_read(self, read: Callable[[SQLReader], T], /) -> T:
         """
@@ -320,6 +332,13 @@ class SQLStore:
             with suppress(Exception):
                 conn.invalidate()
 
+    def _release(self, conn: Connection) -> None:
+        """Roll back whatever is open on *conn* and return it to the pool (or discard it)."""
+        if self._dialect.releases(conn):
+            return
+        self._abandon(conn)
+        conn.close()
+
     # -- schema ------------------------------------------------------------------------------
 
     def _prepare(self, *, create: bool) -> None:
@@ -333,5 +352,4 @@ class SQLStore:
         except Exception as error:
             raise self._dialect.translate(error, "preparing its tables") from error
         finally:
-            self._abandon(conn)
-            conn.close()
+            self._release(conn)

@@ -15,7 +15,7 @@ from slotwise.storage.protocol import R
 
 from ._codec import decode
 from ._dialect_base import Dialect
-from ._riding import Queued, compiled_sql, send_all
+from ._riding import Queued, compiled_sql, direct_rows, send_all
 from ._statements import _STATEMENTS
 
 __all__ = ["UnitBase", "UnitHost"]
@@ -46,6 +46,8 @@ class UnitBase:
         # BEGIN and the locks, waiting to ride with the unit's first statement (PostgreSQL).
         self._opening: list[str] = []
         self._riding = False
+        # Whether this unit's reads run on the driver's cursor (``direct_rows``), not riding.
+        self._direct = False
         # Reads asked for ahead, waiting to ride with the next round trip: (SQL, answered).
         self._ahead: list[tuple[str, Callable[[list[Any]], None]]] = []
         """Whether this unit's reads run driver-level, carrying what waits to ride."""
@@ -64,6 +66,8 @@ class UnitBase:
             return self._send_queued([read])
         self._send_queued()
         try:
+            if self._direct:
+                return direct_rows(self._conn, statement, parameters or {})
             return self._conn.execute(statement, parameters).all()
         except Exception as error:
             raise self._failed(error, "reading") from error

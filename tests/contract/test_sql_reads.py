@@ -1,0 +1,158 @@
+"""
+A lag-tolerant read on a warm configuration cache (availability) on a store's own engine: its
+round trips on the wire, and a pooled connection the server ended meanwhile (not pinged at
+checkout, the read runs again on a pinged one; an unreachable server still fails it).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import make_url
+
+from slotwise import Scheduler, StoreUnavailable, Workspace
+from slotwise.storage.sql import SQLStore
+from slotwise.testing import ManualClock, SequentialIds
+
+from .servers import MARIADB, POSTGRES, Server, server_engine, server_store, unique_name
+from .test_sql_round_trips import _relay
+
+pytestmark = pytest.mark.external_service
+
+NOW = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
+WEEK = date(2026, 1, 6)
+SERVERS = [pytest.param(POSTGRES, id="postgres"), pytest.param(MARIADB, id="mariadb")]
+
+
+def _business(store: SQLStore) -> tuple[Workspace, str]:
+    """A location with one service and resource, and two booked appointments in the week."""
+    scheduler = Scheduler(store, clock=ManualClock(NOW), ids=SequentialIds("rd-"))
+    company = scheduler.create_company(name="Spa", timezone="America/New_York")
+    ws = scheduler.for_company(company.id)
+    ws.locations.create(name="Downtown")
+    service = ws.services.create(name="Cut", duration=30, booking_interval=30, reason="x")
+    resource = ws.resources.create(name="Ann", reason="x", linked_service_ids=[service.id])
+    for hour in (14, 16):
+        start = datetime(2026, 1, 6, hour, tzinfo=UTC)
+        ws.appointments.create(
+            service.id,
+            start,
+            start + timedelta(minutes=30),
+            resource_id=resource.id,
+            complete_booking="BK",
+            name="Guest",
+            email="guest@example.com",
+        )
+    return Scheduler(store, clock=ManualClock(NOW)).for_company(company.id), service.id
+
+
+def _week(ws: Workspace, service_id: str) -> list[Any]:
+    return ws.availability.times(service_id, WEEK, WEEK + timedelta(days=6)).available_times
+
+
+@contextmanager
+def _relayed_store(server: Server) -> Iterator[tuple[SQLStore, Any]]:
+    """A store on an engine of its own, through a relay counting round trips."""
+    engine = server_engine(server)
+    url = make_url(server.url)
+    schema = unique_name()
+    try:
+        with _relay(url.host or "127.0.0.1", url.port or 0) as (port, trips):
+            relayed = url.set(host="127.0.0.1", port=port)
+            store = SQLStore(relayed, schema=schema)
+            try:
+                yield store, trips
+            finally:
+                store.close()
+    finally:
+        server.drop(engine, schema)
+
+
+def _session_id(store: SQLStore) -> int:
+    """The server's id of the connection the store's pool holds (it holds one)."""
+    assert store.engine.pool.checkedin() == 1  # type: ignore[attr-defined]
+    backend = store.engine.dialect.name
+    query = "SELECT pg_backend_pid()" if backend == "postgresql" else "SELECT CONNECTION_ID()"
+    with store.engine.connect() as conn:
+        return int(conn.exec_driver_sql(query).scalar_one())
+
+
+def _end_session(server: Server, session: int) -> None:
+    """End one server connection from another, as a restart or an administrator would."""
+    with server_engine(server).connect() as conn:
+        if server is POSTGRES:
+            conn.exec_driver_sql(f"SELECT pg_terminate_backend({session})")
+        else:
+            conn.exec_driver_sql(f"KILL {session}")
+        conn.commit()
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_availability_on_a_warm_cache_makes_four_round_trips(server: Server) -> None:
+    """BEGIN with the configuration version, the span bound, the appointments, the ROLLBACK."""
+    with _relayed_store(server) as (store, trips):
+        ws, service_id = _business(store)
+        expected = _week(ws, service_id)  # loads the configuration
+        before = trips.count
+        assert _week(ws, service_id) == expected
+        # No ping: a dead pooled connection makes the read run again (the tests below).
+        assert trips.count - before == 4
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_a_read_on_a_pooled_connection_the_server_ended_runs_again(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The caller gets its answer, the dead connection is replaced, units of work go on."""
+    with server_store(server, by_url=True) as store:
+        ws, service_id = _business(store)
+        expected = _week(ws, service_id)
+        ended = _session_id(store)
+        _end_session(server, ended)
+        with caplog.at_level(logging.INFO, logger="slotwise.storage"):
+            assert _week(ws, service_id) == expected
+        assert "the read runs again" in caplog.text
+        assert _session_id(store) != ended
+        # A unit of work checks its connection out pinged: ended again, it is replaced too.
+        _end_session(server, _session_id(store))
+        start = datetime(2026, 1, 7, 15, tzinfo=UTC)
+        ws.appointments.create(
+            service_id,
+            start,
+            start + timedelta(minutes=30),
+            complete_booking="BK",
+            name="Guest",
+            email="guest@example.com",
+        )
+        assert len(_week(ws, service_id)) == len(expected) - 1
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_a_read_when_the_server_is_gone_raises_store_unavailable(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The read runs again on a pinged connection, which cannot be made: StoreUnavailable."""
+    engine = server_engine(server)
+    url = make_url(server.url)
+    schema = unique_name()
+    try:
+        with _relay(url.host or "127.0.0.1", url.port or 0) as (port, _):
+            store = SQLStore(url.set(host="127.0.0.1", port=port), schema=schema)
+            ws, service_id = _business(store)
+            _week(ws, service_id)
+        try:  # the relay is closed: pooled connections dead, new ones refused
+            with (
+                caplog.at_level(logging.INFO, logger="slotwise.storage"),
+                pytest.raises(StoreUnavailable),
+            ):
+                _week(ws, service_id)
+            assert "the read runs again" in caplog.text  # the second attempt failed
+        finally:
+            store.close()
+    finally:
+        server.drop(engine, schema)
