@@ -98,14 +98,26 @@ def zone(name: object, *, field: str = "timezone") -> ZoneInfo:
     Raises:
         InvalidTimeZone: when *name* is not a known IANA zone name.
     """
+    if name.__class__ is str:
+        found = _ZONES.get(name)
+        if found is not None:
+            return found  # checked and loaded before (every query and booking asks again)
     if not isinstance(name, str) or not name or name != name.strip():
         raise InvalidTimeZone(field=field, value=name)
     if name not in _zone_names():
         raise InvalidTimeZone(field=field, value=name)
     try:
-        return _load_zone(name)
+        found = _load_zone(name)
     except (ZoneInfoNotFoundError, ValueError):
         raise InvalidTimeZone(field=field, value=name) from None
+    if len(_ZONES) < _ZONES_LIMIT:
+        _ZONES[name] = found
+    return found
+
+
+_ZONES: dict[str, ZoneInfo] = {}
+"""The zones :func:`zone` has checked and loaded, by name (at most one per IANA name)."""
+_ZONES_LIMIT = 1024
 
 
 @functools.cache
@@ -136,6 +148,8 @@ def ensure_aware(value: datetime, *, field: str) -> datetime:
 
 def to_utc(value: datetime, *, field: str) -> datetime:
     """Return the aware *value* converted to UTC (naive values are refused)."""
+    if value.__class__ is datetime and value.tzinfo is UTC:
+        return value  # UTC already (what records and the clock hand over)
     return ensure_aware(value, field=field).astimezone(UTC)
 
 
@@ -175,6 +189,11 @@ def wall_to_instant(day: date, minutes: int, tz: ZoneInfo, *, edge: WindowEdge) 
     ):
         return earlier
     return later
+
+
+cached_wall_to_instant = functools.lru_cache(maxsize=4096)(wall_to_instant)
+""":func:`wall_to_instant`, remembered: for callers that ask again for the same few wall times
+(a booking's check of its slot's end). Same arguments, same answer, keyword ``edge`` included."""
 
 
 def _first_instant_after_gap(low: datetime, high: datetime, tz: ZoneInfo) -> datetime:

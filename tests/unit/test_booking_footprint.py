@@ -7,12 +7,16 @@ references.
 from __future__ import annotations
 
 import json
+import pickle
 from datetime import datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
+import attrs
 import pytest
 
 from slotwise import Appointment, Location, MemoryStore, Resource, Service, Workspace
+from slotwise.errors import InvalidFormat
 from slotwise.model import FrozenJSON, Trigger
 from slotwise.storage import outbox
 
@@ -139,3 +143,53 @@ class TestSharedValues:
             mine = reader.appointments_of_customer("cu")
         assert ["a0", "a2"] == [a.id for a in overlapping]
         assert [("a0", "CN"), ("a2", "BK")] == [(a.id, a.status.value) for a in mine]
+
+
+class TestRareFields:
+    def _appointment(self, **rare: Any) -> Appointment:
+        """Return an appointment with the rarely set fields *rare*."""
+        start = datetime(2026, 1, 6, 14, tzinfo=ZoneInfo("UTC"))
+        return Appointment(
+            id="a1",
+            company_id="c",
+            location_id="l",
+            service_id="s",
+            status="BK",
+            start=start,
+            end=start + HALF_HOUR,
+            created_at=start,
+            **rare,
+        )
+
+    def test_rarely_set_fields_share_one_slot(self):
+        """Latitude, idempotency key and the like take no slot of their own, yet stay fields."""
+        names = {field.name for field in attrs.fields(Appointment)}
+        slots = set(vars(Appointment)["__slots__"])
+        for name in ("latitude", "meeting_url", "idempotency_key", "payment_charge_id"):
+            assert name in names
+            assert name not in slots
+        assert {"status", "start", "end", "hold_expires_at", "email"} <= slots
+        assert self._appointment()._rare is None  # type: ignore[attr-defined]
+
+    def test_rarely_set_fields_behave_as_fields(self):
+        """Set, read, evolve, compare, hash, pickle and repr work as for any other field."""
+        record = self._appointment(latitude="52.5", idempotency_key="k-1")
+        assert ("52.5", "k-1", None) == (record.latitude, record.idempotency_key, record.longitude)
+
+        cleared = attrs.evolve(record, latitude=None, meeting_url="https://meet.example/1")
+        assert (None, "k-1") == (cleared.latitude, cleared.idempotency_key)
+        assert "https://meet.example/1" == cleared.meeting_url
+        assert cleared != record
+
+        copied = pickle.loads(pickle.dumps(record))
+        assert copied == record
+        assert hash(copied) == hash(record)
+        assert "latitude='52.5'" in repr(record)
+        assert "k-1" == attrs.asdict(record)["idempotency_key"]
+        with pytest.raises(attrs.exceptions.FrozenInstanceError):
+            record.latitude = "1"  # type: ignore[misc]
+
+    def test_rarely_set_fields_are_still_validated(self):
+        """A rarely set field keeps its validator: a meeting link must be an http(s) URL."""
+        with pytest.raises(InvalidFormat):
+            self._appointment(meeting_url="not a url")

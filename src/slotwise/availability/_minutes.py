@@ -79,7 +79,10 @@ class _Label(NamedTuple):
 _Layer = tuple[bool, Sequence[Span], _Label]
 
 
+@functools.lru_cache(maxsize=4096)
 def _label(reason: Reason, entity_type: str | None = None, entity_id: str | None = None) -> _Label:
+    # Labels are immutable and every query asks for the same few (a layer's label is built
+    # whether or not the query reports unavailable time): one object each, not one per query.
     return _Label(reason, REASON_TEXTS[reason], entity_type, entity_id)
 
 

@@ -174,8 +174,13 @@ class _CalculatorSetup:
         if len(self.named) == 1 and self.named[0] in by_id:
             self.named_resource = by_id[self.named[0]].resource
         # The query's field is typed RoundRobin; a plain code ("none") is accepted too.
+        chosen = query.round_robin
         self.round_robin = (
-            RoundRobin(query.round_robin) if query.round_robin is not None else service.round_robin
+            service.round_robin
+            if chosen is None
+            else chosen
+            if chosen.__class__ is RoundRobin
+            else RoundRobin(chosen)
         )
         # The random round robin's seed; repr(query) is worked out only when it is used.
         self._seed: bytes | None = None

@@ -347,14 +347,15 @@ class AppointmentBase:
         after: AppointmentStatus | None,
         now: datetime,
     ) -> None:
-        logger.info(
-            "appointment %s: %s %s -> %s (company %s)",
-            appointment.id,
-            operation.value,
-            before.value if before is not None else "-",
-            after.value if after is not None else "deleted",
-            appointment.company_id,
-        )
+        if logger.isEnabledFor(logging.INFO):  # the arguments cost enum lookups: only when read
+            logger.info(
+                "appointment %s: %s %s -> %s (company %s)",
+                appointment.id,
+                operation.value,
+                before.value if before is not None else "-",
+                after.value if after is not None else "deleted",
+                appointment.company_id,
+            )
         insert_new(
             tx,
             AuditEntry(

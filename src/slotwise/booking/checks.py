@@ -12,7 +12,7 @@ from typing import Any
 
 import attrs
 
-from slotwise._time import hhmm_to_minutes, wall_to_instant, zone
+from slotwise._time import cached_wall_to_instant, hhmm_to_minutes, zone
 from slotwise.availability.busy import BusyIntervals
 from slotwise.availability.calculator import bookable_at
 from slotwise.availability.query import AvailabilityQuery
@@ -116,7 +116,7 @@ class BookingChecks(AppointmentBase):
             end_time = local_end.hour * 100 + local_end.minute
         if end_time is not None and (
             end_time <= start_time
-            or wall_to_instant(day, hhmm_to_minutes(end_time), tz, edge="end") != end
+            or cached_wall_to_instant(day, hhmm_to_minutes(end_time), tz, edge="end") != end
         ):
             # The end's wall time names another instant (a slot ending on the second pass of
             # a DST fold, 01:30 after 02:00 fell back to 01:30): search to the end of the day.

@@ -190,6 +190,8 @@ def to_enum(enum_type: type[E], value: object, *, field: str) -> E:
     Raises:
         InvalidChoice: naming *field* when *value* is no member's value (not a bare ``ValueError``).
     """
+    if value.__class__ is enum_type:
+        return value  # a member already: no lookup by value
     try:
         return enum_type(value)
     except ValueError:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -27,6 +27,7 @@ from ._checks import (
     to_enum,
 )
 from ._enum import SpecEnum
+from ._rare import rare_fields
 from ._shared import shared
 from .customers import check_custom_fields
 
@@ -99,8 +100,32 @@ def _custom_fields(value: Mapping[str, str] | None) -> Mapping[str, str]:
     return check_custom_fields(value or {})
 
 
+# None in almost every appointment: kept in one slot between them, not one each (memory per
+# stored appointment, issue 23; see ``_rare``). Hot reads (status, times, hold expiry, the
+# customer's details) keep their own slots.
+_RARE = (
+    "rescheduled_id",
+    "confirmation_number",
+    "phone_ext",
+    "customer_message",
+    "location_text",
+    "latitude",
+    "longitude",
+    "payment_charge_id",
+    "payment_refund_id",
+    "meeting_url",
+    "meeting_error",
+    "idempotency_key",
+    "idempotency_fingerprint",
+)
+if TYPE_CHECKING:
+    _AppointmentBase = object
+else:
+    _AppointmentBase = rare_fields(*_RARE)
+
+
 @attrs.frozen(kw_only=True)
-class Appointment:
+class Appointment(_AppointmentBase):
     """
     One appointment record.
 

@@ -9,6 +9,7 @@ change that did not commit.
 from __future__ import annotations
 
 import enum
+import inspect
 import types
 import typing
 from collections.abc import Iterable, Mapping
@@ -115,23 +116,38 @@ def _enum_value(value: Any) -> Any:
     return to_json_data(value.value)
 
 
-def _record(names: tuple[str, ...]) -> Any:
+def _record(names: tuple[str, ...], rare: frozenset[str] = frozenset()) -> Any:
     """
     Return the converter of one attrs class: a function made for its fields, as attrs makes
     ``__init__``, reading each field once and keeping plain values and turning dates into text
     without a call (every booking builds an event of the appointment's ~40 fields).
+
+    The *rare* fields (kept in the record's ``_rare`` slot, ``slotwise.model._rare``) are read
+    from that slot at once: ``None`` in place, then the few that are set.
     """
+    rest = "else _v.isoformat() if _v.__class__ in _dated else _convert(_v))"
     items = ", ".join(
-        f"{name!r}: (_v if (_v := value.{name}).__class__ in _plain"
-        f" else _v.isoformat() if _v.__class__ in _dated else _convert(_v))"
+        f"{name!r}: None"
+        if name in rare
+        else f"{name!r}: (_v if (_v := value.{name}).__class__ in _plain {rest}"
         for name in names
     )
-    source = f"def convert(value):\n    return _trusted({{{items}}})\n"
+    lines = [f"    data = _trusted({{{items}}})"]
+    if rare:
+        lines += [
+            "    rare = value._rare",
+            "    if rare is not None:",
+            "        for index in range(0, len(rare), 2):",
+            "            _v = rare[index + 1]",
+            f"            _set(data, rare[index], (_v if _v.__class__ in _plain {rest})",
+        ]
+    source = "def convert(value):\n" + "\n".join(lines) + "\n    return data\n"
     namespace: dict[str, Any] = {
         "_trusted": _trusted,
         "_plain": frozenset(_PLAIN),
         "_dated": frozenset({datetime, date}),
         "_convert": to_json_data,
+        "_set": dict.__setitem__,
     }
     exec(compile(source, f"<slotwise event converter {names[:1]}>", "exec"), namespace)
     return namespace["convert"]
@@ -156,7 +172,13 @@ def _converter(kind: type[Any]) -> Any:
     if issubclass(kind, enum.Enum):
         return _enum_value
     if attrs.has(kind):
-        return _record(tuple(field.name for field in attrs.fields(kind)))
+        names = tuple(field.name for field in attrs.fields(kind))
+        # Only names the class really keeps in ``_rare`` (a property, not a slot of its own).
+        kept: frozenset[str] = getattr(kind, "rare_names", frozenset())
+        rare = frozenset(
+            name for name in kept if isinstance(inspect.getattr_static(kind, name), property)
+        )
+        return _record(names, rare)
     if issubclass(kind, Mapping):
         return _mapping
     if issubclass(kind, str | bool | int):

@@ -219,12 +219,25 @@ class DayHours:
         """Return the open window, or a closed one."""
         if not self.is_open:
             return DayWindow.closed()
-        return DayWindow(start_time=self.start_time, end_time=self.end_time)
+        # Asked for on every searched date (each booking's check): one validated window per
+        # distinct (start, end), not a new one each time (windows are immutable).
+        key = (self.start_time, self.end_time)
+        window = _OPEN_WINDOWS.get(key)
+        if window is None:
+            window = DayWindow(start_time=self.start_time, end_time=self.end_time)
+            if len(_OPEN_WINDOWS) >= _OPEN_WINDOWS_LIMIT:
+                _OPEN_WINDOWS.clear()
+            _OPEN_WINDOWS[key] = window
+        return window
 
     @classmethod
     def open(cls, start_time: int, end_time: int, /) -> DayHours:
         """Return a day open from *start_time* to *end_time*."""
         return cls(is_open=True, start_time=start_time, end_time=end_time)
+
+
+_OPEN_WINDOWS: dict[tuple[int, int], DayWindow] = {}
+_OPEN_WINDOWS_LIMIT = 4096
 
 
 def _nine_to_five() -> DayHours:

@@ -131,7 +131,13 @@ def converter(hint: Any, *, name: str) -> Converter:
     inner = _compile(hint, id_mode(name))
 
     def convert(value: Any, field: str) -> Any:
-        return _item(inner, value, field)
+        # _item, inlined: every argument of every call passes here.
+        try:
+            return inner(value, field)
+        except WrongKind as wrong:
+            if value is None:
+                raise FieldRequired(field=field) from None
+            raise InvalidFormat(field=field, expected=wrong.expected, value=value) from None
 
     return convert
 
