@@ -39,8 +39,8 @@ def prefetch(reader: Reader, wanted: Iterable[tuple[type[Any], str | None]]) -> 
 def insert_new(tx: Transaction, record: Record) -> None:
     """
     Insert *record*, whose id was just generated, letting a store send it with the unit's next
-    statement when it can (``SQLStore`` on PostgreSQL: with the next sequence draw or the
-    ``COMMIT``, decision 49).
+    statement when it can (``SQLStore`` on PostgreSQL: with the next read or the ``COMMIT``,
+    decision 49).
 
     The one difference from ``tx.insert``: should the id exist after all, the store may raise
     ``DuplicateRecord`` from a later call of the unit (or from its commit) instead of this one;

@@ -22,6 +22,9 @@ class Dialect:
     """The per-database part of ``SQLStore``; one instance per store."""
 
     name = "sql"
+    numbers_at_insert = False
+    """Whether an outbox event's insert can draw its number itself outside riding (MariaDB);
+    SQLite's counter is a row, and PostgreSQL numbers at insert only when it rides (psycopg 3)."""
     supports_schema = True
 
     def __init__(
@@ -99,6 +102,14 @@ class Dialect:
         statement = self._inserts.get(table)
         if statement is None:
             statement = self._inserts[table] = self._insert_statement(table)
+        return self._inserted(conn, statement, values)
+
+    def insert_numbered(self, conn: Connection, statement: Any, values: dict[str, Any]) -> bool:
+        """
+        Run *statement*, an insert of an outbox event that draws its sequence number as it
+        writes the row (where :attr:`numbers_at_insert`); return whether the row was written
+        (``False``: its id exists).
+        """
         return self._inserted(conn, statement, values)
 
     def insert_ignoring_duplicates(

@@ -280,6 +280,7 @@ class MariaDB(Dialect):
     """MariaDB 10.3 or later through PyMySQL (or another MySQL-protocol driver)."""
 
     name = "MariaDB"
+    numbers_at_insert = True  # NEXTVAL() in the event's insert: one statement, not two
     # ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_CHECKREAD (record changed since last read).
     _CONFLICT = frozenset({1213, 1205, 1020})
     # Too many connections, server shutdown, connection killed, can't connect, server gone,

@@ -137,7 +137,7 @@ class SQLTransaction(SQLReader):
         used through :func:`slotwise.storage.batched.insert_new`.
 
         On PostgreSQL (psycopg 3) the insert is queued and rides with the unit's next
-        statement, a sequence draw or the ``COMMIT`` (decision 49): an id that exists after all
+        statement, a read or the ``COMMIT`` (decision 49): an id that exists after all
         raises ``DuplicateRecord`` there and the unit writes nothing. Elsewhere, and for a
         configuration record, this is :meth:`insert`.
         """
@@ -162,21 +162,32 @@ class SQLTransaction(SQLReader):
         On PostgreSQL (psycopg 3) the database assigns the number as it writes the row (decision
         49): the insert is queued and rides with the unit's next statement, the ``COMMIT`` for a
         booking, so no round trip draws the number, and a unit that ends before it sends the
-        insert takes no number. Elsewhere the number is drawn now (``next_sequence()``) and the
+        insert takes no number. On MariaDB the insert draws the number itself, now (one
+        statement, not two). Elsewhere the number is drawn now (``next_sequence()``) and the
         event inserted with it.
         """
+        dialect = self._store._dialect
+        if not (self._riding or dialect.numbers_at_insert):
+            self.insert_new(numbered(self.next_sequence()))
+            return
+        event = numbered(1)  # the document to splice the database's number into
+        values = self._values(event)
+        head, key, rest = values["doc"].partition(_NUMBER_KEY)
+        if not key or values["undelivered"] is None or not rest.startswith("1,"):
+            raise StoreError(f"an outbox event document of an unknown form: {head[:80]}")
+        del values["doc"], values["undelivered"]
+        values["doc_head"], values["doc_tail"] = head + key, rest[1:]
+        table = RECORD_TABLES[OutboxEvent]
         if self._riding:
-            event = numbered(1)  # the document to splice the database's number into
-            values = self._values(event)
-            head, key, rest = values["doc"].partition(_NUMBER_KEY)
-            if key and values["undelivered"] is not None and rest.startswith("1,"):
-                del values["doc"], values["undelivered"]
-                values["doc_head"], values["doc_tail"] = head + key, rest[1:]
-                table = RECORD_TABLES[OutboxEvent]
-                self._queue(_numbered_insert(table), values)
-                self._queued.records.append((table.name, OutboxEvent.__name__, event.id))
-                return
-        self.insert_new(numbered(self.next_sequence()))
+            self._queue(_numbered_insert(table), values)
+            self._queued.records.append((table.name, OutboxEvent.__name__, event.id))
+            return
+        try:
+            inserted = dialect.insert_numbered(self._conn, _numbered_insert(table), values)
+        except Exception as error:
+            raise self._failed(error, "writing") from error
+        if not inserted:
+            raise DuplicateRecord(kind=OutboxEvent.__name__, field="id", value=event.id)
 
     def _queue(self, statement: Any, values: dict[str, Any]) -> None:
         try:
