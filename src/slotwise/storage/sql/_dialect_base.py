@@ -9,7 +9,7 @@ from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Connection, Table, exc
+from sqlalchemy import Connection, Engine, Table, exc
 
 from slotwise.errors import ConflictError, StoreError, StoreUnavailable
 
@@ -70,12 +70,12 @@ class Dialect:
         """
         raise NotImplementedError
 
-    def rides(self, conn: Connection) -> bool:
+    def rides(self, bind: Connection | Engine) -> bool:
         """
-        Whether units of work on *conn* send BEGIN and the locks with their first statement, and
+        Whether units of work on *bind* send BEGIN and the locks with their first statement, and
         new records with a later one (``_riding``); then :meth:`opening` gives the statements.
         """
-        del conn
+        del bind
         return False
 
     def opening(self, names: Collection[str]) -> list[str]:

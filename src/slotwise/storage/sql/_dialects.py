@@ -25,7 +25,18 @@ from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import BigInteger, Connection, Table, bindparam, cast, exc, func, insert, select
+from sqlalchemy import (
+    BigInteger,
+    Connection,
+    Engine,
+    Table,
+    bindparam,
+    cast,
+    exc,
+    func,
+    insert,
+    select,
+)
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -192,9 +203,9 @@ class PostgreSQL(Dialect):
         send(conn, self.opening(names))
         return True
 
-    def rides(self, conn: Connection) -> bool:
-        """Whether *conn*'s units run driver-level, writes and BEGIN riding (psycopg 3)."""
-        return conn.dialect.driver == "psycopg"
+    def rides(self, bind: Connection | Engine) -> bool:
+        """Whether *bind*'s units run driver-level, writes and BEGIN riding (psycopg 3)."""
+        return bind.dialect.driver == "psycopg"
 
     def opening(self, names: Collection[str]) -> list[str]:
         """The statements beginning a unit of work holding the locks *names*."""

@@ -5,9 +5,12 @@ pooler mode it sits behind (the readiness check, ``GET /readyz``, is ``_versions
 
 from __future__ import annotations
 
-from typing import Final, Literal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Final, Literal
 
-from sqlalchemy import URL, Engine, create_engine, make_url
+from sqlalchemy import URL, Engine, create_engine, event, exc, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 from slotwise.errors import InvalidChoice, InvalidFormat, StoreError
@@ -19,6 +22,7 @@ __all__ = [
     "check_sqlite_file",
     "make_engine",
     "parse_url",
+    "unpinged",
 ]
 
 _BACKENDS: Final = ("sqlite", "postgresql", "mariadb")
@@ -78,9 +82,9 @@ def make_engine(url: URL | str, lock_timeout: float, *, field: str = "url") -> E
             check_sqlite_file(parsed)
             # The driver's timeout is SQLite's busy timeout (a connection also sets the PRAGMA).
             return create_engine(parsed, connect_args={"timeout": lock_timeout})
-        # pool_pre_ping: a connection the server dropped while pooled (a restart, a terminated
-        # backend) is replaced at checkout instead of failing the next unit of work.
-        return create_engine(parsed, pool_pre_ping=True, connect_args={"connect_timeout": 10})
+        engine = create_engine(parsed, connect_args={"connect_timeout": 10})
+        _ping_at_checkout(engine)
+        return engine
     except (NoSuchModuleError, ImportError):
         # An unknown driver name, or a driver that is not installed.
         raise InvalidFormat(
@@ -91,6 +95,48 @@ def make_engine(url: URL | str, lock_timeout: float, *, field: str = "url") -> E
             ),
             value=f"{parsed.drivername}://...",
         ) from None
+
+
+_CHECKOUT = threading.local()
+
+
+@contextmanager
+def unpinged() -> Iterator[None]:
+    """
+    Check connections out of an engine the store made without their liveness ping, on this
+    thread: for a caller that finds a lost connection by its first round trip and sends that
+    again on another (a PostgreSQL unit of work, ``_unit_base``).
+    """
+    _CHECKOUT.unpinged = True
+    try:
+        yield
+    finally:
+        _CHECKOUT.unpinged = False
+
+
+def _ping_at_checkout(engine: Engine) -> None:
+    """
+    Ping a pooled connection as it is checked out, as SQLAlchemy's ``pool_pre_ping`` does (a
+    connection the server dropped while pooled -- a restart, a terminated backend -- is
+    replaced, and the pool's older connections with it, instead of failing the next unit of
+    work), except for a fresh connection and inside :func:`unpinged`.
+    """
+    dialect = engine.dialect
+
+    @event.listens_for(engine, "connect")
+    def fresh(dbapi_connection: Any, record: Any) -> None:
+        record.info["slotwise.fresh"] = True
+
+    @event.listens_for(engine, "checkout")
+    def ping(dbapi_connection: Any, record: Any, proxy: Any) -> None:
+        if record.info.pop("slotwise.fresh", False) or getattr(_CHECKOUT, "unpinged", False):
+            return
+        try:
+            dialect.do_ping(dbapi_connection)
+        except dialect.loaded_dbapi.Error as error:
+            if not dialect.is_disconnect(error, dbapi_connection, None):
+                raise
+            raise exc.InvalidatePoolError() from error
 
 
 def check_sqlite_file(url: URL) -> None:
