@@ -49,7 +49,7 @@ from slotwise.testing import ManualClock, SequentialIds
 from slotwise.testing.samples import sample_company, sample_customer
 
 from .faults_worker import FIRST_DAY, NOW, REMINDERS_PER_APPOINTMENT, SLOT, World, make_world
-from .servers import POSTGRES, server_store
+from .servers import POSTGRES, server_engine, server_store, unique_name
 
 KILLS = 50
 SEED = 20260105
@@ -428,3 +428,71 @@ class TestPostgresTerminatedBackend:
         assert before == after_failure
         assert [booked] == after.appointments
         _check_consistent(after, reminders=0)
+
+    def test_a_pooled_connection_the_server_dropped_is_replaced_and_the_booking_made(
+        self, killer: Engine, caplog: pytest.LogCaptureFixture
+    ):
+        """Backends ended while their connections sat in the pool: the next bookings still succeed, once each."""
+        engine = server_engine(POSTGRES)
+        schema = unique_name()
+        # A store that makes its own engine (no pool_pre_ping: its units check out unpinged).
+        store = SQLStore(POSTGRES.url, schema=schema)
+        try:
+            self._book_across_dropped_connections(store, killer, caplog)
+        finally:
+            store.close()
+            POSTGRES.drop(engine, schema)
+
+    def _book_across_dropped_connections(
+        self, store: SQLStore, killer: Engine, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """Book, end every pooled connection's backend, book twice more; check what was written."""
+        scheduler = Scheduler(store, clock=ManualClock(NOW), ids=SequentialIds("pool-"))
+        company = scheduler.create_company(name="Pool Spa", timezone="America/New_York")
+        ws = scheduler.for_company(company.id)
+        ws.locations.create(name="Downtown", business_hours=BusinessHours.always())
+        service = ws.services.create(name="Cut", duration=30, booking_interval=30, reason="t")
+        resource = ws.resources.create(name="Chair", reason="t")
+        customer = ws.customers.create(first_name="Ann", email="ann@example.com")
+
+        def book(number: int) -> Appointment:
+            start = FIRST_DAY + number * SLOT
+            return ws.appointments.create(
+                service.id,
+                start,
+                start + SLOT,
+                resource_id=resource.id,
+                customer_id=customer.id,
+                complete_booking="BK",
+            )
+
+        book(0)  # the store's connections are now pooled, idle
+        held = [store.engine.connect() for _ in range(store.engine.pool.checkedin())]  # type: ignore[attr-defined]
+        pids = [conn.exec_driver_sql("SELECT pg_backend_pid()").scalar() for conn in held]
+        for conn in held:
+            conn.close()
+        with killer.connect() as conn:
+            conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+            for pid in pids:
+                assert conn.execute(
+                    text("SELECT pg_terminate_backend(:pid)"), {"pid": pid}
+                ).scalar()
+            for _ in range(500):  # bounded: each session ends within milliseconds
+                alive = conn.execute(
+                    text("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(:pids)"),
+                    {"pids": pids},
+                ).scalar()
+                if not alive:
+                    break
+                time.sleep(0.01)
+        with caplog.at_level("WARNING", logger="slotwise.storage"):
+            booked = [book(1), book(2)]
+
+        with store.read() as reader:
+            appointments = reader.find(Appointment, company_id=company.id)
+            events = reader.find(OutboxEvent, company_id=company.id)
+        ids = {appointment.id for appointment in booked}
+        assert len(appointments) == 3
+        assert ids <= {appointment.id for appointment in appointments}
+        assert len([event for event in events if event.entity_id in ids]) == 2  # one each
+        assert any("connection was lost" in record.getMessage() for record in caplog.records)

@@ -39,7 +39,6 @@ from slotwise.model import (
     FieldValue,
     Location,
     Operation,
-    OutboxEvent,
     Resource,
     Service,
     Trigger,
@@ -380,11 +379,11 @@ class AppointmentBase:
         *,
         customer: Customer | None = None,
         previous: Appointment | None = None,
-    ) -> OutboxEvent:
+    ) -> None:
         if customer is None and appointment.customer_id is not None:
             customer = tx.get(Customer, appointment.customer_id)
         resources = [r for rid in appointment.resource_ids if (r := tx.get(Resource, rid))]
-        return append_event(
+        append_event(
             tx,
             ids=self._ctx.ids,
             now=now,

@@ -289,8 +289,10 @@ class OutboxEvent:
     """
     One event waiting for (or done with) delivery to the company's webhooks (decision 27).
 
-    ``sequence`` orders a store's events: strictly increasing in the order units of work asked
-    for them (``Transaction.next_sequence()``), with gaps where a unit of work rolled back.
+    ``sequence`` orders a store's events: strictly increasing in the order units of work drew
+    them (``Transaction.next_sequence()``, or the database as the event's row is written:
+    ``slotwise.storage.batched.insert_numbered``), with gaps where a unit of work that drew one
+    did not commit.
     ``entity_id`` is the appointment, customer or resource the event is about. ``payload`` is
     read-only JSON-ready data (see :func:`freeze_json`). ``delivered_at`` is ``None`` until the
     host marks the event delivered.

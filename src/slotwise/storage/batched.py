@@ -10,16 +10,17 @@ these functions use them, and on any other store fall back to the protocol's rea
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from slotwise.model import Allocation, Appointment, Block, Record
+from slotwise.model import Allocation, Appointment, Block, OutboxEvent, Record
 from slotwise.storage.protocol import Reader, Transaction
 
 __all__ = [
     "appointments_occupying",
     "insert_new",
+    "insert_numbered",
     "prefetch",
     "windows_touching",
 ]
@@ -38,8 +39,8 @@ def prefetch(reader: Reader, wanted: Iterable[tuple[type[Any], str | None]]) -> 
 def insert_new(tx: Transaction, record: Record) -> None:
     """
     Insert *record*, whose id was just generated, letting a store send it with the unit's next
-    statement when it can (``SQLStore`` on PostgreSQL: with the next sequence draw or the
-    ``COMMIT``, decision 49).
+    statement when it can (``SQLStore`` on PostgreSQL: with the next read or the ``COMMIT``,
+    decision 49).
 
     The one difference from ``tx.insert``: should the id exist after all, the store may raise
     ``DuplicateRecord`` from a later call of the unit (or from its commit) instead of this one;
@@ -50,6 +51,24 @@ def insert_new(tx: Transaction, record: Record) -> None:
         insert_later(record)
     else:
         tx.insert(record)
+
+
+def insert_numbered(tx: Transaction, numbered: Callable[[int], OutboxEvent]) -> None:
+    """
+    Insert the outbox event ``numbered(n)``, *n* the store's next sequence number, letting a
+    store assign the number as it writes the row (``SQLStore`` on PostgreSQL: the insert rides
+    with the unit's ``COMMIT``, decision 49), so that drawing it costs no round trip of its own.
+
+    On any other store this is ``insert_new(tx, numbered(tx.next_sequence()))``. As with
+    :func:`insert_new`, a duplicate id may be raised by a later call of the unit (or its commit).
+    The event's id is generated; its number is known to the store alone until the unit commits
+    (the caller gets nothing back).
+    """
+    number_at_insert = getattr(tx, "insert_numbered", None)
+    if number_at_insert is not None:
+        number_at_insert(numbered)
+    else:
+        insert_new(tx, numbered(tx.next_sequence()))
 
 
 def windows_touching(

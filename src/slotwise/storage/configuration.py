@@ -21,7 +21,7 @@ never newer than its contents: a change committed in between only costs one more
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from datetime import date, datetime
 from typing import Any, Final, TypeVar, cast
 
@@ -46,7 +46,12 @@ from slotwise.model import (
     Service,
     ServiceGroup,
 )
-from slotwise.storage.batched import appointments_occupying, insert_new, prefetch
+from slotwise.storage.batched import (
+    appointments_occupying,
+    insert_new,
+    insert_numbered,
+    prefetch,
+)
 from slotwise.storage.listing import Listed, ListQuery
 from slotwise.storage.protocol import R, Reader, Transaction
 
@@ -384,6 +389,10 @@ class CachedUnit(CachedReader):
         """The store's ``insert_new`` (see :func:`slotwise.storage.batched.insert_new`)."""
         self._writable(type(record))
         insert_new(self._tx, record)
+
+    def insert_numbered(self, numbered: Callable[[int], OutboxEvent], /) -> None:
+        """The store's ``insert_numbered`` (see :func:`slotwise.storage.batched.insert_numbered`)."""
+        insert_numbered(self._tx, numbered)
 
     def update(self, record: Record, /) -> None:
         self._writable(type(record))

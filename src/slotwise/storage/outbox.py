@@ -24,7 +24,7 @@ from slotwise.model import (
     Trigger,
     to_json_data,
 )
-from slotwise.storage.batched import insert_new
+from slotwise.storage.batched import insert_numbered
 from slotwise.storage.protocol import Transaction
 
 __all__ = [
@@ -143,24 +143,30 @@ def append_event(
     trigger: Trigger,
     entity_id: str,
     payload: Mapping[str, Any],
-) -> OutboxEvent:
+) -> None:
     """
-    Insert one outbox event in *tx*, numbered by ``tx.next_sequence()``.
+    Insert one outbox event in *tx*, numbered by the store's outbox sequence: by
+    ``tx.next_sequence()``, or by the database as the row is written where the store can
+    (:func:`slotwise.storage.batched.insert_numbered`; on PostgreSQL it rides with the unit's
+    ``COMMIT``).
 
     *location_id* is the location of the record concerned; ``None`` only for company-wide
     events (a customer's), which principals limited to some locations never see (decision 37).
     Call it after every check of the unit of work passed, so a refused operation takes no
     sequence number.
     """
-    event = OutboxEvent(
-        id=ids.new_id(),
-        company_id=company_id,
-        location_id=location_id,
-        sequence=tx.next_sequence(),
-        trigger=trigger,
-        entity_id=entity_id,
-        payload=payload,
-        created_at=now,
-    )
-    insert_new(tx, event)  # may ride with the unit's COMMIT
-    return event
+    event_id = ids.new_id()
+
+    def numbered(sequence: int) -> OutboxEvent:
+        return OutboxEvent(
+            id=event_id,
+            company_id=company_id,
+            location_id=location_id,
+            sequence=sequence,
+            trigger=trigger,
+            entity_id=entity_id,
+            payload=payload,
+            created_at=now,
+        )
+
+    insert_numbered(tx, numbered)  # may ride with the unit's COMMIT

@@ -9,7 +9,7 @@ from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Connection, Table, exc
+from sqlalchemy import Connection, Engine, Table, exc
 
 from slotwise.errors import ConflictError, StoreError, StoreUnavailable
 
@@ -22,6 +22,9 @@ class Dialect:
     """The per-database part of ``SQLStore``; one instance per store."""
 
     name = "sql"
+    numbers_at_insert = False
+    """Whether an outbox event's insert can draw its number itself outside riding (MariaDB);
+    SQLite's counter is a row, and PostgreSQL numbers at insert only when it rides (psycopg 3)."""
     supports_schema = True
 
     def __init__(
@@ -87,12 +90,12 @@ class Dialect:
         """
         raise NotImplementedError
 
-    def rides(self, conn: Connection) -> bool:
+    def rides(self, bind: Connection | Engine) -> bool:
         """
-        Whether units of work on *conn* send BEGIN and the locks with their first statement, and
+        Whether units of work on *bind* send BEGIN and the locks with their first statement, and
         new records with a later one (``_riding``); then :meth:`opening` gives the statements.
         """
-        del conn
+        del bind
         return False
 
     def opening(self, names: Collection[str]) -> list[str]:
@@ -127,6 +130,14 @@ class Dialect:
         statement = self._inserts.get(table)
         if statement is None:
             statement = self._inserts[table] = self._insert_statement(table)
+        return self._inserted(conn, statement, values)
+
+    def insert_numbered(self, conn: Connection, statement: Any, values: dict[str, Any]) -> bool:
+        """
+        Run *statement*, an insert of an outbox event that draws its sequence number as it
+        writes the row (where :attr:`numbers_at_insert`); return whether the row was written
+        (``False``: its id exists).
+        """
         return self._inserted(conn, statement, values)
 
     def insert_ignoring_duplicates(

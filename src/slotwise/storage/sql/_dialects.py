@@ -28,6 +28,7 @@ from typing import Any
 from sqlalchemy import (
     BigInteger,
     Connection,
+    Engine,
     Table,
     bindparam,
     cast,
@@ -216,9 +217,9 @@ class PostgreSQL(Dialect):
         send(conn, self.opening(names))
         return True
 
-    def rides(self, conn: Connection) -> bool:
-        """Whether *conn*'s units run driver-level, writes and BEGIN riding (psycopg 3)."""
-        return conn.dialect.driver == "psycopg"
+    def rides(self, bind: Connection | Engine) -> bool:
+        """Whether *bind*'s units run driver-level, writes and BEGIN riding (psycopg 3)."""
+        return bind.dialect.driver == "psycopg"
 
     def opening(self, names: Collection[str]) -> list[str]:
         """The statements beginning a unit of work holding the locks *names*."""
@@ -304,6 +305,7 @@ class MariaDB(Dialect):
     """MariaDB 10.3 or later through PyMySQL (or another MySQL-protocol driver)."""
 
     name = "MariaDB"
+    numbers_at_insert = True  # NEXTVAL() in the event's insert: one statement, not two
     # ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT, ER_CHECKREAD (record changed since last read).
     _CONFLICT = frozenset({1213, 1205, 1020})
     # Too many connections, server shutdown, connection killed, can't connect, server gone,

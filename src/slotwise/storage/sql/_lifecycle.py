@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection
@@ -18,6 +18,7 @@ from sqlalchemy import Connection
 from slotwise.errors import ConflictError, SlotwiseError, StoreError
 from slotwise.storage.replicas import Consistency, current_consistency
 
+from ._operating import unpinged
 from ._writes import SQLTransaction
 
 if TYPE_CHECKING:
@@ -69,10 +70,14 @@ class UnitLifecycle:
                 )
             try:
                 store = self._store
-                conn = store._connect(self._dialect.write_options(), "opening a unit of work")
+                # A riding unit's first round trip is sent again on another connection when
+                # this one turns out lost (_unit_base), so it needs no liveness ping first.
+                riding = self._dialect.rides(store.engine)
+                with unpinged() if riding else nullcontext():
+                    conn = store._connect(self._dialect.write_options(), "opening a unit of work")
+                tx = SQLTransaction(store, conn)
                 try:
-                    tx = SQLTransaction(store, conn)
-                    if self._dialect.rides(conn):  # BEGIN and locks ride (and retry) later
+                    if riding:  # BEGIN and locks ride (and retry) later
                         tx._opening = self._dialect.opening(names)
                         tx._riding = True
                     else:
@@ -80,11 +85,11 @@ class UnitLifecycle:
                     try:
                         yield tx
                     except BaseException:
-                        self._rollback(conn, tx)
+                        self._rollback(tx._conn, tx)
                         raise
-                    self._commit(conn, tx)
+                    self._commit(tx._conn, tx)
                 finally:
-                    conn.close()
+                    tx._conn.close()  # the unit's connection: another if the first was lost
             finally:
                 if gate is not None:
                     gate.release()

@@ -113,7 +113,7 @@ def make_engine(url: URL | str, lock_timeout: float, *, field: str = "url") -> E
     return engine
 
 
-# Set while a read that runs again on a dead connection checks one out (see `unpinged`).
+# Set while a caller that runs again on a dead connection checks one out (see `unpinged`).
 _UNPINGED: ContextVar[bool] = ContextVar("slotwise_unpinged", default=False)
 _FRESH = "slotwise.fresh"
 
@@ -121,8 +121,9 @@ _FRESH = "slotwise.fresh"
 @contextmanager
 def unpinged() -> Iterator[None]:
     """
-    Check connections out of the engines ``make_engine`` made without their liveness ping,
-    for a read that runs again (on a pinged connection) when its connection turns out dead.
+    Check connections out of the engines ``make_engine`` made without their liveness ping, for
+    a caller that finds a lost connection by its first round trip and sends that again on a
+    pinged one: a lag-tolerant read (``_lagging``), a PostgreSQL unit of work (``_unit_base``).
     """
     token = _UNPINGED.set(True)
     try:
@@ -152,8 +153,9 @@ def _ping_on_checkout(engine: Engine) -> None:
             dialect.do_ping(dbapi_connection)
         except dialect.loaded_dbapi.Error as error:
             if dialect.is_disconnect(error, dbapi_connection, None):
-                # The pool discards this connection and checks out a new one.
-                raise exc.DisconnectionError(str(error)) from error
+                # The pool discards this connection, and the others it holds (a restarted
+                # server dropped them all), and checks out a new one.
+                raise exc.InvalidatePoolError(str(error)) from error
             raise
 
     event.listen(engine, "connect", connected)

@@ -1,6 +1,6 @@
 """
 Writes that ride with the next statement (PostgreSQL): a unit of work's inserts of new records
-sent in the same round trip as its next sequence draw or its ``COMMIT`` (decision 49).
+sent in the same round trip as its next read or its ``COMMIT`` (decision 49).
 
 A write whose answer nobody waits for (an insert of a record with a newly generated id, its
 resource rows and span rows) is rendered at once to SQL with its values as literals -- by

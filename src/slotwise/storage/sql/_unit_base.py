@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from typing import Any, Protocol
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Engine
 
 from slotwise.errors import ConflictError, DuplicateRecord, StoreError
 from slotwise.storage.protocol import R
@@ -32,6 +33,9 @@ class UnitHost(Protocol):
     def _known_spans(self) -> dict[tuple[str, str], int]: ...
     @property
     def _lock_attempts(self) -> int: ...
+    def _connect(
+        self, options: dict[str, Any], doing: str, engine: Engine | None = None
+    ) -> Connection: ...
 
 
 class UnitBase:
@@ -88,7 +92,11 @@ class UnitBase:
         writes = self._queued.take()
         statements = opening + writes + [sql for sql, _ in ahead] + list(tail)
         try:
-            results = self._send_retrying(statements, retry=bool(opening))
+            # A lost connection is replaced only when the unit's first round trip does not
+            # commit: nothing of the unit had run then.
+            results = self._send_retrying(
+                statements, retry=bool(opening), reconnect=bool(opening) and "COMMIT" not in tail
+            )
         except Exception as error:
             duplicate = self._queued.duplicate(error)
             self._queued.records.clear()
@@ -120,17 +128,29 @@ class UnitBase:
         except Exception as error:
             raise self._failed(error, "reading") from error
 
-    def _send_retrying(self, statements: list[str], *, retry: bool) -> list[list[Any] | None]:
+    def _send_retrying(
+        self, statements: list[str], *, retry: bool, reconnect: bool
+    ) -> list[list[Any] | None]:
         """
         Send *statements*; with *retry* (they open the unit: nothing of it has been answered
         yet, so all of them can be sent again), a lock timeout or deadlock is retried as
-        ``SQLStore`` retries taking its locks.
+        ``SQLStore`` retries taking its locks; with *reconnect* (they open the unit and do not
+        commit it), a connection found lost (the server dropped it while it was pooled: the
+        unit checked it out with no liveness ping) is replaced once and the statements sent on
+        the new one. Nothing of them had taken effect: a transaction the server was running
+        when the connection was lost never committed.
         """
         attempts = self._store._lock_attempts if retry else 1
-        for failures in range(1, attempts + 1):
+        failures = 0
+        while True:
             try:
                 return send_all(self._conn, statements)
             except Exception as error:
+                lost = getattr(error, "connection_invalidated", False)
+                if reconnect and lost and self._reconnected(error):
+                    reconnect = False
+                    continue
+                failures += 1
                 failure = self._store._dialect.translate(error, "taking its locks")
                 if not isinstance(failure, ConflictError) or failures >= attempts:
                     raise
@@ -142,7 +162,27 @@ class UnitBase:
                     failures,
                     attempts - 1,
                 )
-        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _reconnected(self, error: Exception) -> bool:
+        """
+        Replace the unit's lost connection by one checked out with its liveness ping; tell
+        whether that worked (if not, *error* stands: the server is unavailable).
+        """
+        store = self._store
+        try:
+            fresh = store._connect(store._dialect.write_options(), "opening a unit of work")
+        except StoreError:
+            return False
+        logger.warning(
+            "%s store: the connection was lost before the unit of work began (%s); "
+            "its first statements were sent again on another",
+            store._dialect.name,
+            (str(getattr(error, "orig", error)).strip().splitlines() or [""])[0],
+        )
+        lost, self._conn = self._conn, fresh
+        with suppress(Exception):  # invalidated: the pool discards it
+            lost.close()
+        return True
 
     def _failed(self, error: Exception, doing: str) -> StoreError:
         failure = self._store._dialect.translate(error, doing)

@@ -5,11 +5,12 @@ The writes of ``SQLStore`` on one connection: its ``Transaction``; every write c
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
 import attrs
-from sqlalchemy import Connection, Table, insert, select
+from sqlalchemy import Connection, Table, Text, bindparam, cast, insert, select
 
 from slotwise._time import ensure_aware
 from slotwise.errors import DuplicateRecord, FieldTooLong, NotFound, StoreError
@@ -37,10 +38,36 @@ __all__ = ["SQLTransaction"]
 _NEXT_SEQUENCE = select(outbox_sequence.next_value())
 
 
+# An outbox event's columns other than its document and its number (``undelivered``).
+_EVENT_COLUMNS = ("id", "company_id", "location_id", "due", "lease_until", "delivery_status")
+# Where a document's number goes: OutboxEvent's fields before it (id, company_id, location_id)
+# are text or null, whose JSON never holds an unescaped quote, so the first match is the key.
+_NUMBER_KEY = '"sequence":'
+
+
 @functools.cache
 def _plain_insert(table: Table) -> Any:
     """An insert that fails on an existing id (a queued insert cannot be asked if it wrote)."""
     return insert(table)
+
+
+@functools.cache
+def _numbered_insert(table: Table) -> Any:
+    """
+    Insert an undelivered outbox event numbered by the database as the row is written: one
+    draw of the sequence, written into ``undelivered`` and spliced into the document between
+    ``doc_head`` and ``doc_tail`` (the stored form is the one ``next_sequence()`` gives).
+    """
+    drawn = select(outbox_sequence.next_value().label("n")).subquery("drawn")
+    document = (
+        bindparam("doc_head", type_=Text())
+        + cast(drawn.c.n, Text())
+        + bindparam("doc_tail", type_=Text())
+    )
+    columns = [bindparam(name, type_=table.c[name].type) for name in _EVENT_COLUMNS]
+    return insert(table).from_select(
+        [*_EVENT_COLUMNS, "undelivered", "doc"], select(*columns, drawn.c.n, document)
+    )
 
 
 class SQLTransaction(SQLReader):
@@ -110,7 +137,7 @@ class SQLTransaction(SQLReader):
         used through :func:`slotwise.storage.batched.insert_new`.
 
         On PostgreSQL (psycopg 3) the insert is queued and rides with the unit's next
-        statement, a sequence draw or the ``COMMIT`` (decision 49): an id that exists after all
+        statement, a read or the ``COMMIT`` (decision 49): an id that exists after all
         raises ``DuplicateRecord`` there and the unit writes nothing. Elsewhere, and for a
         configuration record, this is :meth:`insert`.
         """
@@ -126,6 +153,41 @@ class SQLTransaction(SQLReader):
         if isinstance(record, Appointment):
             self._link(record, replace=False, queue=True)
         self._known[(kind, record.id)] = record
+
+    def insert_numbered(self, numbered: Callable[[int], OutboxEvent], /) -> None:
+        """
+        Insert the outbox event ``numbered(n)``, *n* its sequence number: an optional capability
+        of this store, used through :func:`slotwise.storage.batched.insert_numbered`.
+
+        On PostgreSQL (psycopg 3) the database assigns the number as it writes the row (decision
+        49): the insert is queued and rides with the unit's next statement, the ``COMMIT`` for a
+        booking, so no round trip draws the number, and a unit that ends before it sends the
+        insert takes no number. On MariaDB the insert draws the number itself, now (one
+        statement, not two). Elsewhere the number is drawn now (``next_sequence()``) and the
+        event inserted with it.
+        """
+        dialect = self._store._dialect
+        if not (self._riding or dialect.numbers_at_insert):
+            self.insert_new(numbered(self.next_sequence()))
+            return
+        event = numbered(1)  # the document to splice the database's number into
+        values = self._values(event)
+        head, key, rest = values["doc"].partition(_NUMBER_KEY)
+        if not key or values["undelivered"] is None or not rest.startswith("1,"):
+            raise StoreError(f"an outbox event document of an unknown form: {head[:80]}")
+        del values["doc"], values["undelivered"]
+        values["doc_head"], values["doc_tail"] = head + key, rest[1:]
+        table = RECORD_TABLES[OutboxEvent]
+        if self._riding:
+            self._queue(_numbered_insert(table), values)
+            self._queued.records.append((table.name, OutboxEvent.__name__, event.id))
+            return
+        try:
+            inserted = dialect.insert_numbered(self._conn, _numbered_insert(table), values)
+        except Exception as error:
+            raise self._failed(error, "writing") from error
+        if not inserted:
+            raise DuplicateRecord(kind=OutboxEvent.__name__, field="id", value=event.id)
 
     def _queue(self, statement: Any, values: dict[str, Any]) -> None:
         try:
