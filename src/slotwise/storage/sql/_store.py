@@ -263,6 +263,7 @@ class SQLStore:
         options = self._dialect.read_options(driver)
         with nullcontext() if pinged else unpinged():
             conn = self._connect(options, "opening a read")
+        reader: SQLReader | None = None
         try:
             reader = SQLReader(self, conn)
             opening = self._dialect.read_opening(conn)
@@ -276,7 +277,8 @@ class SQLStore:
                 reader._direct = self._dialect.reads_direct(conn)
             yield reader
         finally:
-            self._release(conn)
+            # The reader's connection: another when its first round trip found this one lost.
+            self._release(conn if reader is None else reader._conn)
 
     def replica_read(self, read: Callable[[SQLReader], T], /) -> T:
         """
