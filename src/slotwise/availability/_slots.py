@@ -16,15 +16,17 @@ the member descriptors.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime
 from typing import Final
 
 import attrs
 
+from .output import _Output
+from .records import _Figures
 from .results import Slot, _WeakReferable
 
-__all__ = ["new_slot"]
+__all__ = ["build_slots", "new_slot"]
 
 _SLOT_FIELDS: Final = (
     "start",
@@ -128,3 +130,55 @@ def _builder() -> Callable[..., Slot]:
 
 new_slot: Final = _builder()
 """``Slot`` from positional values (travel fields at their defaults)."""
+
+
+def build_slots(
+    order: Iterable[int],
+    starts: Sequence[int],
+    figures: Sequence[_Figures],
+    ids: Sequence[tuple[str, ...]],
+    output: _Output,
+    duration: int,
+) -> list[Slot]:
+    """
+    Return the slots of the offers taken in *order*: ``starts[i]``, ``figures[i]``, ``ids[i]``.
+
+    The draft is filled in here, inline, rather than through :data:`new_slot` (one call per
+    slot saved); where drafts cannot become slots, :data:`new_slot` is the fallback builder.
+    """
+    slots: list[Slot] = []
+    append = slots.append
+    known = output.slot_cache
+    slot_times = output.slot_times
+    if new_slot is not _drafted:
+        for i in order:
+            start = starts[i]
+            times = known.get(start)
+            if times is None:
+                times = slot_times(start, duration)
+            resource_ids = ids[i]
+            append(new_slot(*times, duration, *figures[i], resource_ids[0], resource_ids))
+        return slots
+    new, draft, finished = _new, _SlotDraft, Slot
+    for i in order:
+        start = starts[i]
+        times = known.get(start)
+        if times is None:
+            times = slot_times(start, duration)
+        allowable, available, capacity, free = figures[i]
+        resource_ids = ids[i]
+        slot = new(draft)
+        slot.start, slot.end, slot.date, slot.time, slot.display_time = times
+        slot.duration = duration
+        slot.allowable_bookings = allowable
+        slot.available_bookings = available
+        slot.allowable_capacity = capacity
+        slot.available_capacity = free
+        slot.resource_id = resource_ids[0]
+        slot.resource_ids = resource_ids
+        slot.travel_time_mins = 0
+        slot.travel_appointment_id = None
+        # The draft becomes the Slot it was laid out as (see the module docstring).
+        slot.__class__ = finished  # type: ignore[assignment]
+        append(slot)  # type: ignore[arg-type]
+    return slots
