@@ -50,22 +50,29 @@ def sweep(
     for low, high in ranges:
         if low >= high:
             continue
-        # j: the first segment that ends after the start (b: the same for busy intervals).
+        # j: the first segment that ends after the start (b: the same for busy intervals);
+        # they move on only when a start reaches move_at, the first of their ends. Until then
+        # a start is clear when it is at most clear_until: its reach ends by the nearest of
+        # their starts.
         j = bisect_right(seg_ends, starts[low]) if segments else 0
         b = bisect_right(busy_ends, starts[low]) if busies else 0
+        move_at = clear_until = -_FAR
         position = low
         while position < high:
             start = starts[position]
-            while j < segments and seg_ends[j] <= start:
-                j += 1
-            while b < busies and busy_ends[b] <= start:
-                b += 1
-            nearest = seg_starts[j] if j < segments else _FAR
-            if b < busies and busy_starts[b] < nearest:
-                nearest = busy_starts[b]
-            if start + reach <= nearest:
+            if start >= move_at:
+                while j < segments and seg_ends[j] <= start:
+                    j += 1
+                while b < busies and busy_ends[b] <= start:
+                    b += 1
+                nearest, move_at = (seg_starts[j], seg_ends[j]) if j < segments else (_FAR, _FAR)
+                if b < busies:
+                    nearest = min(nearest, busy_starts[b])
+                    move_at = min(move_at, busy_ends[b])
+                clear_until = nearest - reach
+            if start <= clear_until:
                 # Clear up to the start whose reach ends at the nearest obstacle.
-                stop = bisect_right(starts, nearest - reach, position + 1, high)
+                stop = bisect_right(starts, clear_until, position + 1, high)
                 found += starts[position:stop]
                 figures += clear[position:stop]
                 position = stop
@@ -74,6 +81,9 @@ def sweep(
             position += 1
             end = start + reach
             if b < busies and busy_starts[b] < end:
+                continue
+            # Segment j meets the reach: the peak is at least its count.
+            if seg_counts[j] >= allowable:
                 continue
             peak_count = peak_groups = 0
             k = j

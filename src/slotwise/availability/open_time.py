@@ -137,7 +137,13 @@ class _OpenTime(_CalculatorSetup):
                         start += step
             if len(windows) > 1:
                 starts = sorted(set(starts))
-        limits = [self._allowable(record, res, start) for start in starts]
+        if any(window.limit for window in record.service_windows) or any(
+            window.limit for window in res.allocations.get(record.date, ())
+        ):
+            limits = [self._allowable(record, res, start) for start in starts]
+        else:
+            # No window of the date sets a limit: every slot takes the default (decision 8).
+            limits = [self.default_limit] * len(starts)
         cached = self._profile_days[key] = (open_spans, starts, limits)
         return cached
 
