@@ -4,14 +4,15 @@ Building :class:`~slotwise.availability.results.Slot` records on the calculator'
 A query returns thousands of slots, and a ``Slot`` is a frozen attrs class: attrs' ``__init__``
 parses fourteen keywords and sets each field through ``object.__setattr__``, and even setting
 the fields through their member descriptors costs one C call each (about 10,000 machine
-instructions a slot, most of the listing's time on the benchmark workload). A draft class with
-the same slots and no frozen ``__setattr__`` takes plain attribute stores instead, which the
+instructions a slot, most of the listing's time on the benchmark workload). A draft class of
+the same layout and no frozen ``__setattr__`` takes plain attribute stores instead, which the
 interpreter specialises to one pointer write each; the finished draft then becomes a ``Slot``
 by ``__class__`` assignment, which CPython allows between classes it can prove share one memory
-layout (``results._WeakReferable`` makes that provable). The object is a ``Slot`` in every way
-(type, equality, hash, repr, weak references, pickling): nothing outside this module sees a
-draft. Where the layouts cannot be proved equal (another interpreter), the builder falls back to
-the member descriptors.
+layout. ``Slot`` and the draft both add nothing to one base that declares every slot
+(``results._SlotLayout``), so CPython proves it at once, without comparing slot names. The
+object is a ``Slot`` in every way (type, equality, hash, repr, weak references, pickling):
+nothing outside this module sees a draft. Where the layouts cannot be proved equal (another
+interpreter), the builder falls back to the member descriptors.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import attrs
 
 from .output import _Output
 from .records import _Figures
-from .results import Slot, _WeakReferable
+from .results import Slot, _SlotLayout
 
 __all__ = ["build_slots", "new_slot"]
 
@@ -46,11 +47,11 @@ _SLOT_FIELDS: Final = (
 )
 
 
-class _SlotDraft(_WeakReferable):
-    """A ``Slot`` being filled in: the same slots, plain attribute stores."""
+class _SlotDraft(_SlotLayout):
+    """A ``Slot`` being filled in: ``Slot``'s layout, plain attribute stores."""
 
-    __slots__ = _SLOT_FIELDS
-    # The fields are declared by __slots__; mypy learns their types from these annotations.
+    __slots__ = ()
+    # The fields are the base's slots; mypy learns their types from these annotations.
     start: datetime
     end: datetime
     date: date
@@ -119,7 +120,9 @@ def _described() -> Callable[..., Slot]:
 
 def _builder() -> Callable[..., Slot]:
     """Return the fastest builder this interpreter allows, checked against attrs' own fields."""
-    if tuple(field.name for field in attrs.fields(Slot)) != _SLOT_FIELDS:
+    if tuple(field.name for field in attrs.fields(Slot)) != _SLOT_FIELDS or set(
+        _SlotLayout.__slots__
+    ) != {"__weakref__", *_SLOT_FIELDS}:
         raise TypeError("_slots._SLOT_FIELDS is out of date with Slot's fields")
     try:
         _drafted(*((None,) * 12))  # type: ignore[arg-type]
