@@ -303,7 +303,8 @@ class _CalculatorSetup:
             AppointmentStatus.RESERVED,
             AppointmentStatus.NO_SHOW,
         )
-        get = by_id.get
+        # Each candidate's list of held appointments, by resource id.
+        get = {rid: res.held.append for rid, res in by_id.items()}.get
         # One pass sorts the active appointments out to their candidates; the minutes are then
         # worked out per resource as columns (_Resource.occupy).
         for appointment in snapshot.appointments:
@@ -315,14 +316,14 @@ class _CalculatorSetup:
                     continue
             resource_ids = appointment.resource_ids
             if len(resource_ids) == 1:
-                holder = get(resource_ids[0])
-                if holder is not None:
-                    holder.held.append(appointment)
+                hold = get(resource_ids[0])
+                if hold is not None:
+                    hold(appointment)
                 continue
             for resource_id in dict.fromkeys(resource_ids):
-                holder = get(resource_id)
-                if holder is not None:
-                    holder.held.append(appointment)
+                hold = get(resource_id)
+                if hold is not None:
+                    hold(appointment)
         service_id, padding, paddings = self.service.id, self.padding, snapshot.paddings
         for res in by_id.values():
             if res.held:

@@ -151,27 +151,23 @@ def build_slots(
     """
     slots: list[Slot] = []
     append = slots.append
+    # Each distinct start's datetimes and wall values, worked out once before the loop.
+    for start in set(starts).difference(output.slot_cache):
+        output.slot_times(start, duration)
     known = output.slot_cache
-    slot_times = output.slot_times
     if new_slot is not _drafted:
         for i in order:
-            start = starts[i]
-            times = known.get(start)
-            if times is None:
-                times = slot_times(start, duration)
             resource_ids = ids[i]
-            append(new_slot(*times, duration, *figures[i], resource_ids[0], resource_ids))
+            append(
+                new_slot(*known[starts[i]], duration, *figures[i], resource_ids[0], resource_ids)
+            )
         return slots
     new, draft, finished = _new, _SlotDraft, Slot
     for i in order:
-        start = starts[i]
-        times = known.get(start)
-        if times is None:
-            times = slot_times(start, duration)
         allowable, available, capacity, free = figures[i]
         resource_ids = ids[i]
         slot = new(draft)
-        slot.start, slot.end, slot.date, slot.time, slot.display_time = times
+        slot.start, slot.end, slot.date, slot.time, slot.display_time = known[starts[i]]
         slot.duration = duration
         slot.allowable_bookings = allowable
         slot.available_bookings = available

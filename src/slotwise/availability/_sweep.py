@@ -65,7 +65,11 @@ def sweep(
                     j += 1
                 while b < busies and busy_ends[b] <= start:
                     b += 1
-                nearest, move_at = (seg_starts[j], seg_ends[j]) if j < segments else (_FAR, _FAR)
+                if j < segments:
+                    nearest = seg_starts[j]
+                    move_at = seg_ends[j]
+                else:
+                    nearest = move_at = _FAR
                 if b < busies:
                     nearest = min(nearest, busy_starts[b])
                     move_at = min(move_at, busy_ends[b])
