@@ -10,7 +10,10 @@ import attrs
 import pytest
 
 from slotwise import Slot
+from slotwise.availability import _slots
 from slotwise.availability._slots import _described, new_slot
+from slotwise.availability.output import _Output
+from slotwise.availability.query import AvailabilityQuery
 
 _START = datetime(2023, 3, 26, 9, 0, tzinfo=UTC)
 _END = datetime(2023, 3, 26, 9, 30, tzinfo=UTC)
@@ -54,3 +57,30 @@ class TestNewSlot:
             slot.duration = 60  # type: ignore[misc]
         assert weakref.ref(slot)() is slot
         assert _EXPECTED == pickle.loads(pickle.dumps(slot))
+
+
+class TestBuildSlots:
+    """``build_slots`` builds the calculator's slots inline, or through the fallback builder."""
+
+    @pytest.mark.parametrize("fallback", [False, True], ids=["inline", "fallback"])
+    def test_offers_in_order(self, monkeypatch, fallback):
+        """Each offer taken in the given order becomes the Slot the constructor would build."""
+        if fallback:
+            monkeypatch.setattr(_slots, "new_slot", _slots._described())
+        day = date(2023, 3, 26)
+        query = AvailabilityQuery(service_id="s", start_date=day, end_date=day, tz_offset=120)
+        output = _Output(query, "UTC")
+        minute = int(_START.timestamp()) // 60
+        starts = [minute + 30, minute]
+        figures = [(1, 1, 1, 1), (2, 1, 4, 3)]
+        ids = [("r2",), ("r1",)]
+
+        slots = _slots.build_slots([1, 0], starts, figures, ids, output, 30)
+
+        assert [type(slot) for slot in slots] == [Slot, Slot]
+        assert slots[0] == _EXPECTED
+        assert (slots[1].start, slots[1].end, slots[1].resource_ids) == (
+            _END,
+            datetime(2023, 3, 26, 10, 0, tzinfo=UTC),
+            ("r2",),
+        )

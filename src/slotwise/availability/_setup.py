@@ -7,7 +7,6 @@ appointment of another service leaves no room).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -34,8 +33,6 @@ from slotwise.model import (
 from slotwise.rules.repeat import occurrence_dates
 
 from ._minutes import (
-    _EPOCH,
-    _FULL,
     REASON_TEXTS,
     Span,
     _ceil_minute,
@@ -51,6 +48,8 @@ from .output import (
 from .query import AvailabilityQuery
 from .records import (
     _DayRecord,
+    _Figures,
+    _Grid,
     _Offer,
     _Resource,
     _Window,
@@ -160,12 +159,19 @@ class _CalculatorSetup:
         self._profile_days: dict[tuple[int, date], tuple[list[Span], list[int], list[int]]] = {}
         self._day_records: dict[date, _DayRecord] = {}
         self._offers: dict[tuple[int, date], list[_Offer]] = {}
+        self._grids: dict[tuple[int, date, date], _Grid] = {}
+        """The grid starts of a run of dates, by (profile, first date, last date)."""
+        self._swept: dict[int, tuple[list[int], list[_Figures]]] = {}
+        """Each candidate's bookable starts and figures over the searched dates, by rank."""
         self.holds_cache: dict[str, list[Any]] = {}
         """Each resource's active appointments as ``holders.Hold``, worked out on first use."""
         first, last = query.start_date, query.end_date
         if query.day_availability is not None:
             last = max(last, first + timedelta(days=query.day_availability - 1))
         self.first, self.last = first, last
+        self._floors: dict[datetime, int] = {}
+        self._ceils: dict[datetime, int] = {}
+        """Appointment instants in minutes (start rounded down, end up), each converted once."""
         self._windows(snapshot)
         self.candidates = self._candidates(snapshot, query)
         self.named = query.named_resources
@@ -182,6 +188,9 @@ class _CalculatorSetup:
             if chosen.__class__ is RoundRobin
             else RoundRobin(chosen)
         )
+        if self.round_robin is RoundRobin.BALANCED:
+            for res in self.candidates:
+                res.load = self._load(res)
         # The random round robin's seed; repr(query) is worked out only when it is used.
         self._seed: bytes | None = None
 
@@ -286,21 +295,18 @@ class _CalculatorSetup:
         return candidates
 
     def _appointments(self, snapshot: Snapshot, by_id: dict[str, _Resource]) -> None:
-        """Record each candidate's occupancy, daily totals and load from active appointments."""
+        """Record each candidate's occupancy and own appointments from the active appointments."""
         now = self.now
-        service_id = snapshot.service.id
-        padding = self.padding
-        paddings = snapshot.paddings
-        range_start = _wall(self.zone_name, self.query.start_date, 0, "start")
-        range_end = _wall(self.zone_name, self.query.end_date, MINUTES_PER_DAY, "end")
         initial = AppointmentStatus.INITIAL
         booked, reserved, no_show = (
             AppointmentStatus.BOOKED,
             AppointmentStatus.RESERVED,
             AppointmentStatus.NO_SHOW,
         )
-        get = by_id.get
-        epoch = _EPOCH
+        # Each candidate's list of held appointments, by resource id.
+        get = {rid: res.held.append for rid, res in by_id.items()}.get
+        # One pass sorts the active appointments out to their candidates; the minutes are then
+        # worked out per resource as columns (_Resource.occupy).
         for appointment in snapshot.appointments:
             status = appointment.status
             if status is not booked and status is not reserved and status is not no_show:
@@ -310,42 +316,30 @@ class _CalculatorSetup:
                     continue
             resource_ids = appointment.resource_ids
             if len(resource_ids) == 1:
-                holder = get(resource_ids[0])
-                if holder is None:
-                    continue
-                holders: Sequence[_Resource] = (holder,)
-            else:
-                holders = [by_id[rid] for rid in dict.fromkeys(resource_ids) if rid in by_id]
-                if not holders:
-                    continue
-            # Whole minutes: a start is rounded down and an end up, so seconds never free time
-            # (_floor_minute and _ceil_minute, inlined: this loop runs once per appointment).
-            delta = appointment.start - epoch
-            start = delta.days * MINUTES_PER_DAY + delta.seconds // 60
-            delta = appointment.end - epoch
-            end = delta.days * MINUTES_PER_DAY + delta.seconds // 60
-            if delta.seconds % 60 or delta.microseconds:
-                end += 1
-            own_service = appointment.service_id == service_id
-            occupied_end = end + (
-                padding if own_service else paddings.get(appointment.service_id, 0)
-            )
-            group = appointment.group_size
-            # Decision 8a: a resource serves one service at a time; an appointment of another
-            # service leaves no room whatever the searched service's limit.
-            weight = 1 if own_service else _FULL
-            in_range = start < range_end and end > range_start
-            for res in holders:
-                res.segment_starts.append(start)
-                res.segment_ends.append(occupied_end)
-                res.segment_groups.append(group)
-                res.segment_weights.append(weight)
-                if in_range:
-                    res.load += 1
-                if own_service:
-                    res.own.append(appointment)
+                hold = get(resource_ids[0])
+                if hold is not None:
+                    hold(appointment)
+                continue
+            for resource_id in dict.fromkeys(resource_ids):
+                hold = get(resource_id)
+                if hold is not None:
+                    hold(appointment)
+        service_id, padding, paddings = self.service.id, self.padding, snapshot.paddings
         for res in by_id.values():
+            if res.held:
+                res.occupy(self._floors, self._ceils, service_id, padding, paddings)
             res.set_occupancy()
+
+    def _load(self, res: _Resource) -> int:
+        """Return how many of R's active appointments meet the searched dates (round robin)."""
+        range_start = _wall(self.zone_name, self.query.start_date, 0, "start")
+        range_end = _wall(self.zone_name, self.query.end_date, MINUTES_PER_DAY, "end")
+        floors, ceils = self._floors, self._ceils
+        return sum(
+            1
+            for appointment in res.held
+            if floors[appointment.start] < range_end and ceils[appointment.end] > range_start
+        )
 
     def _daily(self, res: _Resource, day: date) -> tuple[int, int]:
         """Return the count and minutes of R's active appointments of the service on *day*."""

@@ -6,7 +6,7 @@ limits (decision 8); and daily limits (decision 10).
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 
 from ._minutes import (
     REASON_TEXTS,
@@ -22,6 +22,7 @@ from ._minutes import (
 from ._setup import _CalculatorSetup
 from .records import (
     _DayRecord,
+    _Grid,
     _Resource,
     _Window,
 )
@@ -136,8 +137,46 @@ class _OpenTime(_CalculatorSetup):
                         start += step
             if len(windows) > 1:
                 starts = sorted(set(starts))
-        limits = [self._allowable(record, res, start) for start in starts]
+        if any(window.limit for window in record.service_windows) or any(
+            window.limit for window in res.allocations.get(record.date, ())
+        ):
+            limits = [self._allowable(record, res, start) for start in starts]
+        else:
+            # No window of the date sets a limit: every slot takes the default (decision 8).
+            limits = [self.default_limit] * len(starts)
         cached = self._profile_days[key] = (open_spans, starts, limits)
+        return cached
+
+    def _grid(self, res: _Resource, first: date, last: date) -> _Grid:
+        """
+        Return the grid starts of the dates ``first..last`` that fit R's open time, in one list.
+
+        A date's starts lie in its own day (``[D 00:00, D+1 00:00)`` in the location's zone),
+        and consecutive days meet without overlapping, even across a DST change, so the dates'
+        starts, taken in date order, ascend. Shared by the resources of one profile.
+        """
+        key = (res.profile, first, last)
+        cached = self._grids.get(key)
+        if cached is not None:
+            return cached
+        starts: list[int] = []
+        limits: list[int] = []
+        dates: list[tuple[date, int, int]] = []
+        for day in self.dates(first, (last - first).days + 1):
+            record = self.day_record(day)
+            low = len(starts)
+            if record.search:
+                _, day_starts, day_limits = self._profile_day(record, res)
+                starts += day_starts
+                limits += day_limits
+            dates.append((day, low, len(starts)))
+        max_capacity = self.max_capacity
+        figures = {
+            limit: (limit, limit, max_capacity or limit, max_capacity or limit)
+            for limit in set(limits)
+        }
+        clear = list(map(figures.__getitem__, limits))
+        cached = self._grids[key] = _Grid(starts, limits, clear, dates)
         return cached
 
     def _capped(self, record: _DayRecord, res: _Resource) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import operator
 from collections.abc import Mapping
-from datetime import date
+from datetime import date, datetime
 from typing import Final, NamedTuple, Protocol
 
 from slotwise._time import (
@@ -21,13 +21,21 @@ from slotwise.model import (
 )
 
 from ._minutes import (
+    _FULL,
     Span,
+    _ceil_minute,
+    _floor_minute,
     _Layer,
     _merge,
     _wall,
     _window_spans,
 )
 from .snapshot import Snapshot
+
+_START_OF: Final = operator.attrgetter("start")
+_END_OF: Final = operator.attrgetter("end")
+_SERVICE_OF: Final = operator.attrgetter("service_id")
+_GROUP_OF: Final = operator.attrgetter("group_size")
 
 
 class _Window(NamedTuple):
@@ -106,6 +114,7 @@ class _Resource:
         "busy_starts",
         "daily",
         "daily_ids",
+        "held",
         "id",
         "ids",
         "ignore_business_hours",
@@ -133,6 +142,8 @@ class _Resource:
         self.recurring = resource.recurring_availability
         self.blocks: dict[date, list[_Layer]] = {}
         self.allocations: dict[date, list[_Window]] = {}
+        self.held: list[Appointment] = []
+        """R's active appointments, in the snapshot's order."""
         self.own: list[Appointment] = []
         self.daily: dict[date, tuple[int, int]] | None = None
         self.daily_ids: dict[date, list[str]] = {}
@@ -146,11 +157,63 @@ class _Resource:
         self.busy_starts: list[int] = []
         self.busy_ends: list[int] = []
 
+    def occupy(
+        self,
+        floors: dict[datetime, int],
+        ceils: dict[datetime, int],
+        service_id: str,
+        padding: int,
+        paddings: Mapping[str, int],
+    ) -> None:
+        """
+        Append R's held appointments as occupations: whole minutes, padding, group and weight.
+
+        *padding* is the searched service's, *paddings* those of other services (by id).
+
+        A start is rounded down to its minute and an end up, so seconds never free time. Each
+        distinct instant is converted once per query (*floors*, *ceils*): appointments
+        start and end on their services' grids, and equal instants are one shared object in
+        the model, so the columns are dictionary reads done by ``map``.
+        """
+        held = self.held
+        starts_at = list(map(_START_OF, held))
+        ends_at = list(map(_END_OF, held))
+        for instant in set(starts_at).difference(floors):
+            floors[instant] = _floor_minute(instant)
+        for instant in set(ends_at).difference(ceils):
+            ceils[instant] = _ceil_minute(instant)
+        starts = list(map(floors.__getitem__, starts_at))
+        ends = list(map(ceils.__getitem__, ends_at))
+        services = list(map(_SERVICE_OF, held))
+        if services.count(service_id) == len(services):
+            # Only appointments of the searched service (the common case).
+            weights = [1] * len(services)
+            occupied = [end + padding for end in ends] if padding else ends
+            own = held
+        else:
+            # Decision 8a: a resource serves one service at a time; an appointment of another
+            # service leaves no room whatever the searched service's limit.
+            weights = [1 if other == service_id else _FULL for other in services]
+            occupied = [
+                end + (padding if other == service_id else paddings.get(other, 0))
+                for end, other in zip(ends, services, strict=True)
+            ]
+            own = [
+                appointment
+                for appointment, other in zip(held, services, strict=True)
+                if other == service_id
+            ]
+        self.segment_starts += starts
+        self.segment_ends += occupied
+        self.segment_groups += map(_GROUP_OF, held)
+        self.segment_weights += weights
+        self.own += own
+
     def set_occupancy(self) -> None:
         """
         Turn the occupations into disjoint constant-load segments.
 
-        ``_Calculator._appointments`` first appends each active appointment's ``[start, end)``,
+        :meth:`occupy` first appends each active appointment's ``[start, end + padding)``,
         group size and weight to ``segment_starts``, ``segment_ends``, ``segment_groups`` and
         ``segment_weights``: 1 for an appointment of the searched service, :data:`_FULL` for
         one of another service, which leaves no room at all (decision 8a).
@@ -189,6 +252,23 @@ class _Resource:
         for start, end in _merge(spans):
             self.busy_starts.append(start)
             self.busy_ends.append(end)
+
+
+_Figures = tuple[int, int, int, int]
+"""A bookable time's figures: allowable bookings, available bookings, allowable capacity and
+available capacity."""
+
+
+class _Grid(NamedTuple):
+    """The grid starts of a run of dates for one kind of resource, ascending (``open_time._OpenTime._grid``)."""
+
+    starts: list[int]
+    limits: list[int]
+    """Each start's booking limit (decision 8)."""
+    clear: list[_Figures]
+    """Each start's figures when nothing is booked: ``(limit, limit, capacity, capacity)``."""
+    dates: list[tuple[date, int, int]]
+    """Each date with the positions ``[low, high)`` of its starts."""
 
 
 _Offer = tuple[int, int, int, int, int, int, tuple[str, ...]]

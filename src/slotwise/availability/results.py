@@ -83,21 +83,38 @@ class Named:
         return None if entity_id is None else self._names.get(entity_id, entity_id)
 
 
-class _WeakReferable:
+class _SlotLayout:
     """
-    The base that gives :class:`Slot` its weak-reference slot, ahead of its fields.
+    The base that lays out :class:`Slot`'s memory: a weak-reference slot, then the fields.
 
-    Where the slot sits decides whether another class of the same fields shares ``Slot``'s
-    memory layout: CPython lets an object change its ``__class__`` only between layouts it can
-    prove equal, and it proves that for a weak-reference slot only when the slot comes first,
-    which a base class gives (``_slots.new_slot`` relies on it; attrs adds no second one).
+    ``Slot`` declares no slot of its own (attrs reuses these), so a plain class of this layout
+    can be filled in with plain stores and then turned into a ``Slot`` by ``__class__``
+    assignment: CPython allows that between classes that add nothing to one common base, and
+    proves it without comparing their slots (``_slots.build_slots`` relies on it). The names
+    are ``Slot``'s fields (``_slots`` checks that on import).
     """
 
-    __slots__ = ("__weakref__",)
+    __slots__ = (
+        "__weakref__",
+        "allowable_bookings",
+        "allowable_capacity",
+        "available_bookings",
+        "available_capacity",
+        "date",
+        "display_time",
+        "duration",
+        "end",
+        "resource_id",
+        "resource_ids",
+        "start",
+        "time",
+        "travel_appointment_id",
+        "travel_time_mins",
+    )
 
 
 @attrs.frozen(kw_only=True)
-class Slot(_WeakReferable):
+class Slot(_SlotLayout):
     """
     One bookable time (an element of ``availableTimes``).
 

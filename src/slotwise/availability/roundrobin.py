@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import itertools
 from datetime import date
 
 from slotwise.model import (
     RoundRobin,
 )
 
-from ._minutes import (
-    _FAR,
-)
-from ._slots import new_slot
+from ._slots import build_slots
+from ._sweep import sweep
 from .open_time import _OpenTime
 from .records import (
     _DayRecord,
+    _Figures,
     _Offer,
     _offer_start,
     _Resource,
@@ -37,78 +37,52 @@ class _Offers(_OpenTime):
         cached = self._offers.get(key)
         if cached is not None:
             return cached
-        found: list[_Offer] = []
+        if self.first <= record.date <= self.last:
+            starts, figures = self.swept(res)
+        else:
+            starts, figures = self._sweep(res, record.date, record.date)
+        # The date's starts lie in its own day (records._Grid), so they are found by bisection.
+        low = bisect.bisect_left(starts, record.start)
+        high = bisect.bisect_left(starts, record.end, low)
+        index, ids = res.index, res.ids
+        found: list[_Offer] = [
+            (start, index, *figure, ids)
+            for start, figure in zip(starts[low:high], figures[low:high], strict=True)
+        ]
         self._offers[key] = found
-        if not record.search or (self.daily_limited and self._capped(record, res)):
-            return found
-        _, starts, limits = self._profile_day(record, res)
-        if not starts:
-            return found
+        return found
+
+    def swept(self, res: _Resource) -> tuple[list[int], list[_Figures]]:
+        """Return R's bookable starts over the searched dates, ascending, with their figures."""
+        found = self._swept.get(res.index)
+        if found is None:
+            found = self._swept[res.index] = self._sweep(res, self.first, self.last)
+        return found
+
+    def _sweep(self, res: _Resource, first: date, last: date) -> tuple[list[int], list[_Figures]]:
+        """Return R's bookable starts on the dates ``first..last`` (decisions 7-11)."""
+        grid = self._grid(res, first, last)
+        starts = grid.starts
+        # Decision 11: earliest <= start <= latest.
         low = bisect.bisect_left(starts, self.earliest)
         high = bisect.bisect_right(starts, self.latest)
-        if low >= high:
-            return found
-        reach = self.duration + self.padding
-        seg_starts, seg_ends = res.segment_starts, res.segment_ends
-        seg_counts, seg_groups = res.segment_counts, res.segment_groups
-        segments = len(seg_starts)
-        busy_starts, busy_ends = res.busy_starts, res.busy_ends
-        busies = len(busy_starts)
-        max_capacity = self.max_capacity
-        index, ids = res.index, res.ids
-        append = found.append
-        far = _FAR
-        # j: the first segment that ends after the start (b: the same for busy intervals).
-        # Without busy time, a start is clear when segment j begins at or after start + reach
-        # (start <= clear_until); j moves on only when the start reaches its end (move_at),
-        # so most starts cost two comparisons.
-        j = bisect.bisect_right(seg_ends, starts[low]) if segments else 0
-        b = bisect.bisect_right(busy_ends, starts[low]) if busies else 0
-        if busies:
-            move_at, clear_until = far, -far  # every start takes the full check
-        elif segments:
-            move_at = clear_until = -far  # found on the first start
-        else:
-            move_at = clear_until = far  # nothing is booked: every start is clear
-        for position in range(low, high):
-            start = starts[position]
-            allowable = limits[position]
-            if start >= move_at:
-                while j < segments and seg_ends[j] <= start:
-                    j += 1
-                if j < segments:
-                    move_at, clear_until = seg_ends[j], seg_starts[j] - reach
-                else:
-                    move_at = clear_until = far
-            if start <= clear_until:
-                capacity = max_capacity or allowable
-                append((start, index, allowable, allowable, capacity, capacity, ids))
-                continue
-            end = start + reach
-            if busies:
-                while b < busies and busy_ends[b] <= start:
-                    b += 1
-                if b < busies and busy_starts[b] < end:
-                    continue
-            peak_count = peak_groups = 0
-            if segments:
-                while j < segments and seg_ends[j] <= start:
-                    j += 1
-                k = j
-                while k < segments and seg_starts[k] < end:
-                    if seg_counts[k] > peak_count:
-                        peak_count = seg_counts[k]
-                    if seg_groups[k] > peak_groups:
-                        peak_groups = seg_groups[k]
-                    k += 1
-            available = allowable - peak_count
-            if available < 1:
-                continue
-            capacity = max_capacity or allowable
-            if capacity - peak_groups < 1:
-                continue
-            append((start, index, allowable, available, capacity, capacity - peak_groups, ids))
-        return found
+        ranges = [(low, high)]
+        if self.daily_limited:
+            # Decision 10: the dates where R's daily limit is reached offer nothing.
+            ranges = [
+                (max(low, day_low), min(high, day_high))
+                for day, day_low, day_high in grid.dates
+                if day_low < day_high and not self._capped(self.day_record(day), res)
+            ]
+        return sweep(
+            starts,
+            grid.limits,
+            grid.clear,
+            ranges,
+            res,
+            self.duration + self.padding,
+            self.max_capacity,
+        )
 
     def day_offers(self, record: _DayRecord) -> list[_Offer]:
         """Return the date's bookable times after the named-resource or round-robin rule."""
@@ -177,32 +151,37 @@ class _Offers(_OpenTime):
 
     def slots(self, first: date, last: date) -> list[Slot]:
         """Return the slots of the dates ``first..last``, sorted by start then resource."""
-        slots: list[Slot] = []
-        append = slots.append
-        duration = self.duration
-        output = self.output
-        known = output.slot_cache
-        for day in self.dates(first, (last - first).days + 1):
-            for start, _, allowable, available, capacity, free, ids in self.day_offers(
-                self.day_record(day)
-            ):
-                times = known.get(start)
-                if times is None:
-                    times = output.slot_times(start, duration)
-                append(
-                    new_slot(
-                        times[0],
-                        times[1],
-                        times[2],
-                        times[3],
-                        times[4],
-                        duration,
-                        allowable,
-                        available,
-                        capacity,
-                        free,
-                        ids[0],
-                        ids,
-                    )
-                )
-        return slots
+        candidates = self.candidates
+        starts: list[int] = []
+        figures: list[_Figures] = []
+        ids: list[tuple[str, ...]] = []
+        if (
+            len(self.named) > 1
+            or (len(candidates) > 1 and not self.named and self.round_robin is not RoundRobin.NONE)
+            or first < self.first
+            or last > self.last
+        ):
+            # One pick per time among the resources, or all named ones together: date by date.
+            for day in self.dates(first, (last - first).days + 1):
+                for offer in self.day_offers(self.day_record(day)):
+                    starts.append(offer[0])
+                    figures.append((offer[2], offer[3], offer[4], offer[5]))
+                    ids.append(offer[6])
+            return build_slots(range(len(starts)), starts, figures, ids, self.output, self.duration)
+        # Every free resource at every time: each resource's starts over all the dates at once.
+        low_at = self.day_record(first).start
+        high_at = self.day_record(last).end
+        for res in candidates:
+            found, figured = self.swept(res)
+            low = bisect.bisect_left(found, low_at)
+            high = bisect.bisect_left(found, high_at, low)
+            starts += found[low:high]
+            figures += figured[low:high]
+            ids += itertools.repeat(res.ids, high - low)
+        # The resources come in rank order, so a stable sort on the start orders by (start, rank).
+        order = (
+            sorted(range(len(starts)), key=starts.__getitem__)
+            if len(candidates) > 1
+            else range(len(starts))
+        )
+        return build_slots(order, starts, figures, ids, self.output, self.duration)

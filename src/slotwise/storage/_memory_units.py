@@ -4,9 +4,10 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Collection
 from datetime import date, datetime
-from typing import Any, cast
+from typing import Any, Final, cast
 
 import attrs
 
@@ -306,5 +307,5 @@ def _forget(store: MemoryTables, record: Record) -> None:
     store._remove(type(record), record.id)
 
 
-def _start_and_id(appointment: Appointment) -> tuple[datetime, str]:
-    return appointment.start, appointment.id
+_start_and_id: Final = operator.attrgetter("start", "id")
+"""An appointment's ``(start, id)``: the order appointments are listed in (a C-level key)."""
