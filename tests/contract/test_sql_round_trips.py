@@ -117,7 +117,7 @@ def _business(store: SQLStore, ids: str) -> tuple[Scheduler, str, str, str, str]
     return scheduler, company.id, service.id, resource.id, customer.id
 
 
-def test_a_postgresql_booking_makes_four_round_trips() -> None:
+def test_a_postgresql_booking_makes_three_round_trips() -> None:
     """A steady-state booking on PostgreSQL, counted on the wire (BEGIN, COMMIT, any ping included)."""
     engine = server_engine(POSTGRES)
     url = make_url(POSTGRES.url)

@@ -4,8 +4,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
-from datetime import date, datetime, timedelta
+from collections.abc import Collection
+from datetime import date, datetime
 from typing import Any
 
 from slotwise._time import ensure_aware
@@ -14,14 +14,7 @@ from slotwise.storage.protocol import R
 
 from ._batched import WINDOWS
 from ._codec import decode
-from ._statements import (
-    _AT_LOCATION,
-    _LONGEST,
-    _LONGEST_AND_PADDING,
-    _STATEMENTS,
-    _minus,
-    _taking_resources,
-)
+from ._statements import _AT_LOCATION, _STATEMENTS, _taking_resources
 from ._unit_base import UnitBase
 
 __all__ = ["RangeReads"]
@@ -91,16 +84,11 @@ class RangeReads(UnitBase):
         ensure_aware(start, field="start")
         ensure_aware(end, field="end")
         if resource_ids is None:
-            scope, scope_ids = "location", [location_id]
-        else:
-            scope, scope_ids = "resource", sorted(set(resource_ids))
-            if not scope_ids:
-                return []
-        longest = {
-            row[0]: int(row[1])
-            for row in self._rows(_LONGEST, {"scope": scope, "scope_ids": scope_ids})
-        }
-        return self._overlapping(location_id, resource_ids, start, end, longest)
+            # From start minus the location's longest appointment, read in the same statement.
+            parameters = {"location_id": location_id, "start": start, "end": end}
+            statement = _AT_LOCATION[self._conn.dialect.name == "postgresql"]
+            return self._records(Appointment, statement, parameters)
+        return self._taking(location_id, resource_ids, start, end, None)
 
     def appointments_occupying(
         self,
@@ -118,47 +106,43 @@ class RangeReads(UnitBase):
         """
         ensure_aware(start, field="start")
         ensure_aware(end, field="end")
+        return self._taking(location_id, resource_ids, start, end, company_id)
+
+    def _taking(
+        self,
+        location_id: str,
+        resource_ids: Collection[str],
+        start: datetime,
+        end: datetime,
+        company_id: str | None,
+    ) -> list[Appointment]:
+        """
+        The appointments at *location_id* taking one of *resource_ids* that overlap ``[start,
+        end)``, or with *company_id* whose time padded by that company's largest service
+        padding does: one statement, the resources' longest appointments and the padding read
+        in it (``_taking_resources``).
+        """
         scope_ids = sorted(set(resource_ids))
         if not scope_ids:
             return []
-        longest: dict[str, int] = {}
-        padding = 0
-        parameters = {"scope_ids": scope_ids, "company_id": company_id}
-        for scope, scope_id, length in self._rows(_LONGEST_AND_PADDING, parameters):
-            if scope == "padding":
-                padding = int(length)
-            else:
-                longest[scope_id] = int(length)
-        earlier = timedelta(microseconds=padding)
-        return self._overlapping(location_id, scope_ids, start - earlier, end, longest)
-
-    def _overlapping(
-        self,
-        location_id: str,
-        resource_ids: Collection[str] | None,
-        start: datetime,
-        end: datetime,
-        longest: Mapping[str, int],
-    ) -> list[Appointment]:
-        if not longest:
-            return []  # no appointment was ever stored there
-        # An appointment overlapping [start, end) starts in [start - longest, end): an index
-        # range read whose cost does not grow with the history before it.
         parameters: dict[str, Any] = {"start": start, "end": end}
-        if resource_ids is None:
-            parameters["location_id"] = location_id
-            parameters["earliest"] = _minus(start, longest[location_id])
-            return self._records(Appointment, _AT_LOCATION, parameters)
-        for position, (resource_id, length) in enumerate(sorted(longest.items())):
+        if company_id is not None:
+            parameters["company_id"] = company_id
+        for position, resource_id in enumerate(scope_ids):
             parameters[f"resource_{position}"] = resource_id
-            parameters[f"earliest_{position}"] = _minus(start, length)
+        timestamps = self._conn.dialect.name == "postgresql"
+        statement = _taking_resources(len(scope_ids), timestamps, company_id is not None)
+        return self._at_location(location_id, statement, parameters)
+
+    def _at_location(
+        self, location_id: str, statement: Any, parameters: dict[str, Any]
+    ) -> list[Appointment]:
         # The location is checked here, not in SQL: a location condition on the appointments
         # table lets a planner without fresh statistics (PostgreSQL on a young table guesses
         # 0.5% of rows per location) walk the location's whole history by its index and probe
         # the derived table for each row. Without it the only way in is the link range, then
         # the appointments by id. An appointment whose resource worked at another location
         # then is read and dropped, which is rare and bounded by the range.
-        statement = _taking_resources(len(longest))
         return [
             appointment
             for appointment in self._records(Appointment, statement, parameters)

@@ -5,10 +5,21 @@ The statements ``SQLStore``'s units of work run, each built once per record tabl
 from __future__ import annotations
 
 import functools
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import Table, and_, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import (
+    Table,
+    and_,
+    bindparam,
+    delete,
+    func,
+    insert,
+    literal_column,
+    or_,
+    select,
+    update,
+)
 
 from slotwise.errors import OutOfRange
 from slotwise.model import ApiToken, Appointment, Customer, OutboxEvent, QueuedReminder
@@ -18,20 +29,12 @@ from ._schema import RECORD_TABLES, Instant, appointment_resources, configuratio
 __all__: list[str] = []  # private to the SQL store's units of work
 
 _MICROSECOND = timedelta(microseconds=1)
-_EARLIEST = datetime(1, 1, 1, tzinfo=UTC)
 _KEY_FIELDS = ("id", "company_id", "location_id", "target_id", "customer_id", "appointment_id")
 
 
 def _check_limit(limit: int) -> None:
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
         raise OutOfRange(field="limit", allowed="at least 1", requested=limit)
-
-
-def _minus(instant: datetime, microseconds: int) -> datetime:
-    try:
-        return instant - microseconds * _MICROSECOND
-    except OverflowError:
-        return _EARLIEST
 
 
 def _by_id(table: Table) -> Any:
@@ -98,40 +101,46 @@ _EVENTS = RECORD_TABLES[OutboxEvent]
 _CUSTOMERS = RECORD_TABLES[Customer]
 _LINK = appointment_resources
 
-_LONGEST = (
-    select(spans.c.scope_id, func.max(spans.c.length))
-    .where(
-        spans.c.scope == bindparam("scope"),
-        spans.c.scope_id.in_(bindparam("scope_ids", expanding=True)),
+
+def _longest(scope: str, scope_id: Any) -> Any:
+    """The longest appointment stored for (*scope*, *scope_id*), microseconds; NULL if none."""
+    return (
+        select(func.max(spans.c.length))
+        .where(spans.c.scope == scope, spans.c.scope_id == scope_id)
+        .scalar_subquery()
     )
-    .group_by(spans.c.scope_id)
-)
-# The resources' longest appointments and the company's largest service padding, together.
-_LONGEST_AND_PADDING = (
-    select(spans.c.scope, spans.c.scope_id, func.max(spans.c.length))
-    .where(
-        or_(
-            and_(
-                spans.c.scope == "resource",
-                spans.c.scope_id.in_(bindparam("scope_ids", expanding=True)),
-            ),
-            and_(spans.c.scope == "padding", spans.c.scope_id == bindparam("company_id")),
-        )
-    )
-    .group_by(spans.c.scope, spans.c.scope_id)
-)
+
+
+def _before(instant: Any, microseconds: Any, timestamps: bool) -> Any:
+    """*instant* minus *microseconds* in SQL: ``timestamptz`` (*timestamps*) or integers."""
+    if timestamps:
+        return instant - microseconds * literal_column("interval '1 microsecond'")
+    return instant - microseconds
 
 
 @functools.lru_cache(maxsize=64)
-def _taking_resources(count: int) -> Any:
+def _taking_resources(count: int, timestamps: bool, padded: bool) -> Any:
     """
-    The appointments taking one of *count* resources (``resource_0``..) from ``earliest_0``.. to
-    ``end`` and ending after ``start``: built once per count, so a read binds values only.
+    The appointments taking one of *count* resources (``resource_0``..) that start in
+    ``[from - that resource's longest appointment, end)`` and end after ``from``: built once per
+    shape, so a read binds values only. ``from`` is ``start``, or with *padded* ``start`` minus
+    the largest service padding of the company ``company_id`` (its ``padding`` span row; none:
+    0). *timestamps*: instants are ``timestamptz`` (PostgreSQL), else integer microseconds.
+
+    Each bound is an uncorrelated scalar subquery of ``slotwise_span``: the database computes it
+    once, before the range read it bounds, so the read stays an index range read from ``from -
+    longest`` (the plan tests in ``test_sql_stores.py``) and the bound costs no round trip of its
+    own. A resource with no span row bounds nothing (``>= NULL``): it has no appointments.
     """
+    start: Any = bindparam("start", type_=Instant())
+    if padded:
+        padding = func.coalesce(_longest("padding", bindparam("company_id")), 0)
+        start = _before(start, padding, timestamps)
     ranges = [
         and_(
             _LINK.c.resource_id == bindparam(f"resource_{position}"),
-            _LINK.c.start_at >= bindparam(f"earliest_{position}", type_=Instant()),
+            _LINK.c.start_at
+            >= _before(start, _longest("resource", bindparam(f"resource_{position}")), timestamps),
             _LINK.c.start_at < bindparam("end", type_=Instant()),
         )
         for position in range(count)
@@ -140,7 +149,7 @@ def _taking_resources(count: int) -> Any:
     # location's whole history and test each id against the list.
     taking = (
         select(_LINK.c.appointment_id)
-        .where(or_(*ranges), _LINK.c.end_at > bindparam("start", type_=Instant()))
+        .where(or_(*ranges), _LINK.c.end_at > start)
         .distinct()
         .subquery()
     )
@@ -151,16 +160,25 @@ def _taking_resources(count: int) -> Any:
     )
 
 
-_AT_LOCATION = (
-    select(_APPOINTMENTS.c.doc)
+# The appointments at ``location_id`` overlapping [start, end), from start minus the location's
+# longest appointment (its span row, read in the statement), by (start, id); per whether
+# instants are timestamptz (PostgreSQL).
+_AT_LOCATION = {
+    timestamps: select(_APPOINTMENTS.c.doc)
     .where(
         _APPOINTMENTS.c.location_id == bindparam("location_id"),
-        _APPOINTMENTS.c.start_at >= bindparam("earliest", type_=Instant()),
+        _APPOINTMENTS.c.start_at
+        >= _before(
+            bindparam("start", type_=Instant()),
+            _longest("location", bindparam("location_id")),
+            timestamps,
+        ),
         _APPOINTMENTS.c.start_at < bindparam("end", type_=Instant()),
         _APPOINTMENTS.c.end_at > bindparam("start", type_=Instant()),
     )
     .order_by(_APPOINTMENTS.c.start_at, _APPOINTMENTS.c.id)
-)
+    for timestamps in (False, True)
+}
 _BY_KEY = (
     select(_APPOINTMENTS.c.doc)
     .where(
