@@ -20,10 +20,10 @@ from typing import Any
 
 from sqlalchemy import Connection, exc
 
+from ._binding import bound
+
 __all__ = ["Queued", "compiled_sql", "direct_rows", "send", "send_all"]
 
-# The statements compiled for the hot path, per (statement, columns, schema map, database).
-_COMPILED: dict[tuple[Any, tuple[str, ...], tuple[tuple[Any, Any], ...], str], Any] = {}
 # Drivers that keep every statement's result of a multi-statement query (psycopg 2 keeps the last).
 _MULTI_RESULT = frozenset({"psycopg", "pymysql"})
 # "Key (id)=(abc) already exists." -- the id of the row a unique violation met.
@@ -70,7 +70,7 @@ def compiled_sql(conn: Connection, statement: Any, values: dict[str, Any]) -> st
     written in), its values converted by the columns' types and bound by the driver on the
     client.
     """
-    sql, parameters = _bound(conn, statement, values)
+    sql, parameters = bound(conn, statement, values)
     driver = conn.connection.driver_connection
     assert driver is not None
     if conn.dialect.driver == "pymysql":
@@ -93,7 +93,7 @@ def direct_rows(conn: Connection, statement: Any, values: dict[str, Any]) -> lis
     Raises:
         sqlalchemy.exc.DBAPIError: wrapping the driver's error, as :func:`send_all` does.
     """
-    sql, parameters = _bound(conn, statement, values)
+    sql, parameters = bound(conn, statement, values)
     driver = conn.connection.driver_connection
     assert driver is not None
     cursor = driver.cursor()
@@ -111,34 +111,6 @@ def direct_rows(conn: Connection, statement: Any, values: dict[str, Any]) -> lis
     finally:
         with suppress(Exception):
             cursor.close()
-
-
-def _bound(conn: Connection, statement: Any, values: dict[str, Any]) -> tuple[str, Any]:
-    """*statement*'s SQL for *conn* and its parameters, converted and in the driver's style."""
-    translate = conn.get_execution_options().get("schema_translate_map") or {}
-    # Keyed by the statement itself (kept alive: an id could be reused), bounded.
-    key = (statement, tuple(values), tuple(sorted(translate.items(), key=repr)), conn.dialect.name)
-    compiled = _COMPILED.get(key)
-    if compiled is None:
-        if len(_COMPILED) >= 1024:
-            _COMPILED.clear()
-        compiled = _COMPILED[key] = statement.compile(
-            dialect=conn.dialect,
-            column_keys=list(values),
-            schema_translate_map=translate or None,
-            render_schema_translate=bool(translate),
-        )
-    # IN lists expanded to one parameter per value, as SQLAlchemy does when it runs one.
-    expanded = compiled.construct_expanded_state(values)
-    parameters = dict(expanded.parameters)
-    # The columns' own conversions (Instant to UTC), as SQLAlchemy applies them.
-    for convert_all in (compiled._bind_processors, expanded.processors):
-        for name, convert in convert_all.items():
-            if name in parameters:
-                parameters[name] = convert(parameters[name])
-    if expanded.positiontup is not None:  # qmark/format: positional (a tuple, as SQLAlchemy's)
-        return expanded.statement, tuple(parameters[name] for name in expanded.positiontup)
-    return expanded.statement, parameters
 
 
 def _wrapped(conn: Connection, error: Any, driver: Any, cursor: Any, sql: str) -> Any:
