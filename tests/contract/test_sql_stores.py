@@ -1215,6 +1215,50 @@ class TestOverlapReads:
             assert f"ix_slotwise_appointment{location_index}" not in plan + " ", plan
         assert not re.search(r"Seq Scan on slotwise_appointment\b(?!_)", plan), plan
 
+    @pytest.mark.external_service
+    def test_mariadb_reads_the_link_range_from_the_span_bound(self):
+        """
+        MariaDB computes each resource's longest appointment (a scalar subquery of the same
+        statement) before planning, and reads the link index as a range from that bound:
+        a handful of rows, not the resource's whole history.
+        """
+        appointments = [
+            _appointment(
+                f"apt-{n:03}",
+                start=START + n * timedelta(hours=1),
+                end=START + n * timedelta(hours=1) + timedelta(minutes=30),
+            )
+            for n in range(300)
+        ]
+        statements: list[tuple[str, Any]] = []
+
+        def capture(conn: Any, cursor: Any, statement: str, parameters: Any, *args: Any) -> None:
+            if "slotwise_appointment_resource" in statement:
+                statements.append((statement, parameters))
+
+        with server_store(MARIADB) as store:
+            _insert(store, *_world(*appointments))
+            event.listen(store.engine, "before_cursor_execute", capture)
+            with store.read() as reader:
+                found = reader.appointments_overlapping(
+                    location_id="loc",
+                    resource_ids=["res"],
+                    start=START + timedelta(hours=100),
+                    end=START + timedelta(hours=101),
+                )
+            event.remove(store.engine, "before_cursor_execute", capture)
+            [(statement, parameters)] = statements
+            with store.engine.connect() as conn:
+                explained = conn.exec_driver_sql("EXPLAIN " + statement, parameters)
+                plan = [tuple(row) for row in explained]
+
+        assert ["apt-100"] == [a.id for a in found]
+        [link] = [row for row in plan if row[2] == "slotwise_appointment_resource"]
+        assert ("range", "ix_slotwise_appointment_resource_start") == (link[3], link[5]), plan
+        assert int(link[8]) < 10, plan  # the range from the bound, not the 300 rows of "res"
+        [by_id] = [row for row in plan if row[2] == "slotwise_appointment"]
+        assert by_id[3] == "eq_ref", plan
+
     def test_per_resource_overlap_read_is_an_index_range_search(self, tmp_path: Path):
         """SQLite plans the per-resource read as a (resource, start) range search, then by id."""
         store = SQLStore(f"sqlite:///{tmp_path / 'plan.db'}")
