@@ -27,8 +27,10 @@ from sqlalchemy import Connection
 
 __all__ = ["bound"]
 
-# Per (statement, value names, list lengths, schema map, database): a plan, or None where the
-# shape cannot be planned. The statement itself is the key (kept alive: an id could be reused).
+# Per (statement, value names, list lengths, schema map, dialect): a plan, or None where the
+# shape cannot be planned. The statement itself is the key (kept alive: an id could be reused);
+# so is the engine's dialect instance, not its name: the driver's parameter style and the
+# server's version (MariaDB or MySQL) decide the text.
 _PLANS: dict[tuple[Any, ...], _Plan | None] = {}
 _COMPILED: dict[tuple[Any, ...], Any] = {}
 _LIMIT = 1024
@@ -81,7 +83,7 @@ def bound(conn: Connection, statement: Any, values: dict[str, Any]) -> tuple[str
     translate = conn.get_execution_options().get("schema_translate_map") or {}
     schema = tuple(sorted(translate.items(), key=repr)) if translate else ()
     lengths = tuple(len(v) if isinstance(v, list | tuple) else -1 for v in values.values())
-    key = (statement, tuple(values), lengths, schema, conn.dialect.name)
+    key = (statement, tuple(values), lengths, schema, conn.dialect)
     try:
         plan = _PLANS[key]
     except KeyError:
@@ -102,7 +104,7 @@ def _compiled(
     schema: tuple[Any, ...],
 ) -> Any:
     """*statement* compiled for *conn* (the store's schema written in), once per value names."""
-    key = (statement, tuple(values), schema, conn.dialect.name)
+    key = (statement, tuple(values), schema, conn.dialect)
     compiled = _COMPILED.get(key)
     if compiled is None:
         if len(_COMPILED) >= _LIMIT:
