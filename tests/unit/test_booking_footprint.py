@@ -17,7 +17,8 @@ import pytest
 
 from slotwise import Appointment, Location, MemoryStore, Resource, Service, Workspace
 from slotwise.errors import InvalidFormat
-from slotwise.model import FrozenJSON, Trigger
+from slotwise.model import FrozenJSON, OutboxEvent, Trigger
+from slotwise.model.events import DeferredPayload
 from slotwise.storage import outbox
 
 NY = ZoneInfo("America/New_York")
@@ -30,7 +31,7 @@ def at(hhmm: int) -> datetime:
 
 
 class TestBookingEvent:
-    def test_payload_is_built_once_and_whole_for_any_encoder(
+    def test_payload_is_built_once_when_first_read_and_whole_for_any_encoder(
         self,
         ws: Workspace,
         service: Service,
@@ -38,8 +39,9 @@ class TestBookingEvent:
         monkeypatch: pytest.MonkeyPatch,
     ):
         """
-        A booking builds its appointment's data once, and its event's payload is whole at
-        once: msgspec (a C encoder that reads the dict directly) writes what json writes.
+        A booking's event builds its appointment's data when its payload is first read (decision
+        49), once; the payload read is whole: msgspec (a C encoder that reads the dict directly)
+        writes what json writes.
         """
         msgspec = pytest.importorskip("msgspec")
         built: list[str] = []
@@ -59,12 +61,33 @@ class TestBookingEvent:
             email="ann@example.com",
             complete_booking="BK",
         )
-        assert [booked.id] == built
+        assert [] == built
         event = next(e for e in ws.outbox.undelivered() if e.entity_id == booked.id)
 
         encoded = json.loads(msgspec.json.encode(event.payload))
         assert encoded == json.loads(json.dumps(event.payload))
         assert "BK" == encoded["appointment"]["status"]
+        assert [booked.id] == built
+
+    def test_deferred_payload_reads_as_the_payload_built_at_once(self, ws: Workspace):
+        """An event given a deferred payload equals, pickles and evolves as one given it built."""
+        data = {"appointment": {"id": "a1", "start": "2026-01-06T14:00:00+00:00"}}
+        fields: dict[str, Any] = {
+            "id": "e1",
+            "company_id": "c1",
+            "sequence": 1,
+            "trigger": Trigger.BOOKING_CONFIRMATION,
+            "entity_id": "a1",
+            "created_at": at(900),
+        }
+        deferred = OutboxEvent(**fields, payload=DeferredPayload(dict, data))
+        built = OutboxEvent(**fields, payload=data)
+
+        assert built == deferred
+        assert built == pickle.loads(pickle.dumps(deferred))
+        assert built.payload == attrs.evolve(deferred, attempts=1).payload
+        assert built.payload == attrs.asdict(deferred)["payload"]
+        assert isinstance(deferred.payload, FrozenJSON)
 
     def test_customer_data_is_shared_by_the_events_of_one_record(
         self, ws: Workspace, service: Service, resource: Resource

@@ -49,7 +49,7 @@ from slotwise.operations.customers import (
 )
 from slotwise.operations.meetings import NoMeetingLinks
 from slotwise.storage.batched import insert_new
-from slotwise.storage.outbox import append_event, appointment_payload
+from slotwise.storage.outbox import append_event, deferred_appointment_payload
 from slotwise.storage.protocol import Reader, Transaction
 
 from .transitions import Outcome
@@ -391,7 +391,7 @@ class AppointmentBase:
             location_id=appointment.location_id,
             trigger=trigger,
             entity_id=appointment.id,
-            payload=appointment_payload(
+            payload=deferred_appointment_payload(
                 appointment, customer=customer, resources=resources, previous=previous
             ),
         )

@@ -12,7 +12,7 @@ import enum
 import inspect
 import types
 import typing
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import date, datetime
 from typing import Any, Literal, TypeVar
 
@@ -265,7 +265,28 @@ def _load(hint: Any, value: Any) -> Any:
     return value
 
 
-def _payload(value: Mapping[str, Any] | None) -> FrozenJSON:
+class DeferredPayload:
+    """
+    An event's payload not built yet: ``build(*args)`` returns it (decision 49: "payloads
+    serialised when first read").
+
+    Given as an :class:`OutboxEvent`'s ``payload``, it is called the first time the event's
+    ``payload`` is read, from the immutable records in *args*, and the event keeps what it
+    returned; every reader (equality, ``repr``, pickling, ``attrs.evolve``, a store encoding
+    the row, a C encoder such as msgspec reading the event's attributes) gets the whole payload.
+    An event nobody reads (most of ``MemoryStore``'s, until their delivery) never builds it.
+    """
+
+    __slots__ = ("args", "build")
+
+    def __init__(self, build: Callable[..., Mapping[str, Any]], *args: object) -> None:
+        self.build = build
+        self.args = args
+
+
+def _payload(value: Mapping[str, Any] | DeferredPayload | None) -> FrozenJSON:
+    if value.__class__ is DeferredPayload:
+        return value  # type: ignore[return-value]  # built and frozen when first read
     frozen = freeze_json(value or {})
     if not isinstance(frozen, FrozenJSON):
         raise InvalidFormat(field="payload", expected="a mapping", value=value)
@@ -284,8 +305,38 @@ def _to_optional_status(value: object) -> AppointmentStatus | None:
     return None if value is None else to_enum(AppointmentStatus, value, field="status")
 
 
+def _deferred_payload_slot() -> type:
+    """
+    Return the base class that keeps ``OutboxEvent.payload`` in its slot ``_payload``: a
+    property builds a :class:`DeferredPayload` there on the first read and keeps the result.
+
+    attrs reuses a base class's descriptor for a name listed in its ``__slots__`` (as
+    ``slotwise.model._rare`` does), so ``payload`` stays an attrs field in every respect.
+    """
+
+    class PayloadSlot:
+        __slots__ = ("_payload",)
+
+    store = PayloadSlot._payload.__set__  # type: ignore[attr-defined]
+
+    def get(self: Any) -> Any:
+        value = self._payload
+        if value.__class__ is DeferredPayload:
+            # Concurrent first reads build equal payloads from the same immutable records.
+            value = _payload(value.build(*value.args))
+            store(self, value)
+        return value
+
+    PayloadSlot.payload = property(get, store, doc="The event's payload.")  # type: ignore[attr-defined]
+    setattr(PayloadSlot, "__slots__", ("_payload", "payload"))  # noqa: B010
+    return PayloadSlot
+
+
+_PayloadSlot = _deferred_payload_slot()
+
+
 @attrs.frozen(kw_only=True)
-class OutboxEvent:
+class OutboxEvent(_PayloadSlot):
     """
     One event waiting for (or done with) delivery to the company's webhooks (decision 27).
 

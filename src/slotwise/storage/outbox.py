@@ -24,6 +24,7 @@ from slotwise.model import (
     Trigger,
     to_json_data,
 )
+from slotwise.model.events import DeferredPayload
 from slotwise.storage.batched import insert_numbered
 from slotwise.storage.protocol import Transaction
 
@@ -31,6 +32,7 @@ __all__ = [
     "append_event",
     "appointment_payload",
     "customer_data",
+    "deferred_appointment_payload",
     "resource_data",
 ]
 
@@ -133,6 +135,31 @@ def appointment_payload(
     return _frozen(payload)  # frozen already, all the way down
 
 
+def _payload_of(
+    appointment: Appointment,
+    customer: Customer | None,
+    resources: tuple[Resource, ...],
+    previous: Appointment | None,
+) -> FrozenJSON:
+    return appointment_payload(
+        appointment, customer=customer, resources=resources, previous=previous
+    )
+
+
+def deferred_appointment_payload(
+    appointment: Appointment,
+    *,
+    customer: Customer | None,
+    resources: Iterable[Resource],
+    previous: Appointment | None = None,
+) -> DeferredPayload:
+    """
+    Return :func:`appointment_payload` of these records, built when the event's payload is
+    first read (decision 49): the records are immutable, so the payload is the one built now.
+    """
+    return DeferredPayload(_payload_of, appointment, customer, tuple(resources), previous)
+
+
 def append_event(
     tx: Transaction,
     *,
@@ -142,7 +169,7 @@ def append_event(
     location_id: str | None,
     trigger: Trigger,
     entity_id: str,
-    payload: Mapping[str, Any],
+    payload: Mapping[str, Any] | DeferredPayload,
 ) -> None:
     """
     Insert one outbox event in *tx*, numbered by the store's outbox sequence: by
