@@ -8,17 +8,15 @@ from __future__ import annotations
 import json
 
 import attrs
-
 import pytest
 from hypothesis import given, settings
 
 pytest.importorskip("cattrs")
 
-from slotwise.model import Appointment, FieldValue  # noqa: E402
-from slotwise.storage.sql import _codec  # noqa: E402
-from slotwise.testing.samples import sample_records  # noqa: E402
-
-from ..strategies import appointments  # noqa: E402
+from slotwise.model import Appointment, FieldValue
+from slotwise.storage.sql import _codec
+from slotwise.testing.samples import sample_records
+from tests.strategies import appointments
 
 
 def cattrs_document(record: object) -> str:

@@ -14,7 +14,7 @@ import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from datetime import date, datetime
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import attrs
 
@@ -332,7 +332,10 @@ def _deferred_payload_slot() -> type:
     return PayloadSlot
 
 
-_PayloadSlot = _deferred_payload_slot()
+if TYPE_CHECKING:
+    _PayloadSlot = object
+else:
+    _PayloadSlot = _deferred_payload_slot()
 
 
 @attrs.frozen(kw_only=True)
