@@ -29,7 +29,7 @@ from slotwise.model import (
     Service,
     ServiceScope,
 )
-from slotwise.storage.batched import appointments_occupying, windows_touching
+from slotwise.storage.batched import appointments_occupying, last_read, windows_touching
 from slotwise.storage.protocol import Reader
 
 from .busy import BusyIntervals, BusyTimeProvider, fetch_busy_time
@@ -175,6 +175,7 @@ def read_snapshot(
     busy_provider: BusyTimeProvider | None = None,
     exclude_appointment_id: str | None = None,
     judged_between: tuple[datetime, datetime] | None = None,
+    ends_view: bool = False,
 ) -> Snapshot:
     """
     Read everything *query* needs at *location* for *service*.
@@ -201,6 +202,11 @@ def read_snapshot(
             meets this instant range, instead of those of the searched days plus a day either
             side. For a caller that judges slots occupying only that range and needs no
             whole-day totals (daily limits, round robin load): the booking check.
+        ends_view: the read is the last thing the caller does with *reader*, inside
+            :func:`~slotwise.storage.replicas.lagging_read`: the appointment read is then
+            announced as the view's last (:func:`~slotwise.storage.batched.last_read`), so a
+            store may end the view with it. The company's services are read first, for the
+            paddings (cheap where *reader* answers them from a configuration cache).
 
     Returns:
         The snapshot.
@@ -242,6 +248,7 @@ def read_snapshot(
         last=last,
     )
     appointments: list[Appointment] = []
+    services: dict[str, Service] = {}
     if judged_between is not None:
         # The booking check: the slot's own range, not the days' (two wall-time lookups saved).
         start, end = judged_between
@@ -257,6 +264,11 @@ def read_snapshot(
             end=end,
         )
     elif resource_ids:
+        if ends_view:
+            # The paddings' services read before the view's last read (a service missing here,
+            # deleted or another company's, is asked for as before: the view then runs again).
+            services = {s.id: s for s in reader.find(Service, company_id=location.company_id)}
+            last_read(reader)
         appointments = reader.appointments_overlapping(
             location_id=location.id, resource_ids=resource_ids, start=start, end=end
         )
@@ -264,7 +276,7 @@ def read_snapshot(
         appointments = [a for a in appointments if a.id != exclude_appointment_id]
     paddings: dict[str, int] = {}
     for service_id in {appointment.service_id for appointment in appointments} - {service.id}:
-        other = reader.get(Service, service_id)
+        other = services.get(service_id) or reader.get(Service, service_id)
         paddings[service_id] = other.padding if other is not None else 0
     if judged_between is not None:
         appointments = _occupying(appointments, judged_between[0], service, paddings)

@@ -333,6 +333,9 @@ class AvailabilityOperations:
             service=service,
             named_resources=named,
             exclude_appointment_id=exclude_appointment_id,
+            # Every caller returns the snapshot from its lagging_read: the appointment read is
+            # the view's last. Only on a warm configuration cache is the services' read free.
+            ends_view=ctx.configuration is not None,
         )
 
     def _with_busy_time(self, snapshot: Snapshot, query: AvailabilityQuery) -> Snapshot:

@@ -21,6 +21,7 @@ __all__ = [
     "appointments_occupying",
     "insert_new",
     "insert_numbered",
+    "last_read",
     "prefetch",
     "windows_touching",
 ]
@@ -34,6 +35,23 @@ def prefetch(reader: Reader, wanted: Iterable[tuple[type[Any], str | None]]) -> 
     read_at_once = getattr(reader, "prefetch", None)
     if read_at_once is not None:
         read_at_once([(kind, record_id) for kind, record_id in wanted if record_id is not None])
+
+
+def last_read(reader: Reader) -> None:
+    """
+    Tell *reader* that the next read reaching its store is the last of its view, so that a store
+    may end the view (its read-only transaction) in the same round trip as that read
+    (``SQLStore`` on PostgreSQL and MariaDB: the ``ROLLBACK`` rides with it); any other store
+    ignores it.
+
+    Only a read that :func:`slotwise.storage.replicas.lagging_read` runs may say so: should the
+    read go to the store again after all, a store that ended the view raises, and
+    ``lagging_read`` runs the read again from the start on a view that ends as usual (one
+    snapshot throughout, either way).
+    """
+    end_with_next = getattr(reader, "last_read", None)
+    if end_with_next is not None:
+        end_with_next()
 
 
 def insert_new(tx: Transaction, record: Record) -> None:

@@ -50,6 +50,7 @@ from slotwise.storage.batched import (
     appointments_occupying,
     insert_new,
     insert_numbered,
+    last_read,
     prefetch,
 )
 from slotwise.storage.listing import Listed, ListQuery
@@ -311,6 +312,10 @@ class CachedReader:
                 if (kind, record_id) not in self._configuration.by_id
             ),
         )
+
+    def last_read(self) -> None:
+        """Pass the hint on (see :func:`slotwise.storage.batched.last_read`)."""
+        last_read(self._reader)
 
     def appointment_by_idempotency_key(self, company_id: str, key: str) -> Appointment | None:
         return self._reader.appointment_by_idempotency_key(company_id, key)

@@ -26,6 +26,10 @@ class Dialect:
     """Whether an outbox event's insert can draw its number itself outside riding (MariaDB);
     SQLite's counter is a row, and PostgreSQL numbers at insert only when it rides (psycopg 3)."""
     supports_schema = True
+    ends_reads_riding = False
+    """Whether a riding read's ``ROLLBACK`` may ride with its last read (``last_read``): the
+    connection is then released with nothing more sent (PostgreSQL: psycopg sends ``ROLLBACK``
+    only for an open transaction; PyMySQL sends it whatever the server's state)."""
 
     def __init__(
         self,

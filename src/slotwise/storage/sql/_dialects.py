@@ -171,6 +171,7 @@ class PostgreSQL(Dialect):
     """PostgreSQL through psycopg 3."""
 
     name = "PostgreSQL"
+    ends_reads_riding = True
     # serialization_failure, deadlock_detected, lock_not_available (lock_timeout),
     # query_canceled (statement_timeout), transaction_rollback.
     _CONFLICT = frozenset({"40001", "40P01", "55P03", "57014", "40000"})

@@ -15,6 +15,7 @@ from slotwise.errors import StoreUnavailable
 from slotwise.storage.replicas import current_consistency
 
 from ._replicas import ReplicaSet
+from ._unit_base import ViewEnded
 from ._units import SQLReader
 
 if TYPE_CHECKING:
@@ -72,11 +73,16 @@ def _on_primary(store: SQLStore, read: Callable[[SQLReader], T]) -> T:
     with store._read(pinged=False) as reader:
         try:
             return read(reader)
+        except ViewEnded:
+            # The read went on after the one it announced as its last: it runs again on a
+            # view that ends as usual, so that all of it sees one snapshot.
+            logger.debug("a read went on after its view ended; the read runs again")
         except StoreUnavailable:
             if not isinstance(reader._failure, StoreUnavailable):
                 raise  # not this connection's failure
             logger.info("a pooled connection failed during a read; the read runs again")
     with store.read() as reader:
+        reader._may_end = False
         return read(reader)
 
 

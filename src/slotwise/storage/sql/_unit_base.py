@@ -19,9 +19,16 @@ from ._dialect_base import Dialect
 from ._riding import Queued, compiled_sql, direct_rows, send_all
 from ._statements import _STATEMENTS
 
-__all__ = ["UnitBase", "UnitHost"]
+__all__ = ["UnitBase", "UnitHost", "ViewEnded"]
 
 logger = logging.getLogger("slotwise.storage")
+
+
+class ViewEnded(StoreError):
+    """
+    A read asked of a reader whose view already ended with the read announced as its last
+    (``slotwise.storage.batched.last_read``); ``lagging_read`` then runs the read again.
+    """
 
 
 class UnitHost(Protocol):
@@ -54,7 +61,10 @@ class UnitBase:
         self._direct = False
         # Reads asked for ahead, waiting to ride with the next round trip: (SQL, answered).
         self._ahead: list[tuple[str, Callable[[list[Any]], None]]] = []
-        """Whether this unit's reads run driver-level, carrying what waits to ride."""
+        # A read's end (ROLLBACK), waiting to ride with its next round trip (``last_read``);
+        # once it has, the view is over: nothing more may be sent.
+        self._closing: list[str] = []
+        self._ended = False
         # Records this unit of work read by id or wrote: a unit never reads one twice (a
         # booking asks for its company three times). Records are frozen values, so sharing
         # them is safe; the unit's own writes keep the entries current.
@@ -87,10 +97,13 @@ class UnitBase:
         """
         if not self._queued and not tail and not self._opening and not self._ahead:
             return []
+        if self._ended:
+            raise ViewEnded(f"{self._store._dialect.name} store read after its view's last read")
         opening, self._opening = self._opening, []
         ahead, self._ahead = self._ahead, []
+        closing, self._closing = self._closing, []
         writes = self._queued.take()
-        statements = opening + writes + [sql for sql, _ in ahead] + list(tail)
+        statements = opening + writes + [sql for sql, _ in ahead] + list(tail) + closing
         try:
             # A lost connection is replaced only when the unit's first round trip does not
             # commit: nothing of the unit had run then.
@@ -108,6 +121,11 @@ class UnitBase:
             self._failed(error, "writing")  # the transaction is aborted: it must not commit
             raise DuplicateRecord(kind=duplicate[0], field="id", value=duplicate[1]) from error
         self._queued.records.clear()
+        if closing:
+            # Sent and answered, so run: the server ended the transaction (it stops a
+            # query's statements at the first that fails, so a failed read leaves it open).
+            self._ended = True
+            results = results[: -len(closing)]
         first = len(opening) + len(writes)
         for (_, answered), rows in zip(ahead, results[first:], strict=False):
             answered(rows or [])
