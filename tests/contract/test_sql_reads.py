@@ -138,7 +138,8 @@ def test_a_read_going_on_after_its_announced_last_read_runs_again_on_one_snapsho
             return first, second
 
         first, second = lagging_read(store, read)
-        assert first is not None and [s.id for s in second] == [service_id]
+        assert first is not None
+        assert [s.id for s in second] == [service_id]
         assert len(attempts) == (2 if server is POSTGRES else 1)
         with store.read() as reader:
             last_read(reader)
