@@ -12,10 +12,11 @@ from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+import attrs
 import pytest
 from sqlalchemy import make_url
 
-from slotwise import Scheduler, Service, StoreUnavailable, Workspace
+from slotwise import Appointment, Scheduler, Service, StoreUnavailable, Workspace
 from slotwise.storage.batched import last_read
 from slotwise.storage.replicas import lagging_read
 from slotwise.storage.sql import SQLStore
@@ -207,3 +208,33 @@ def test_a_read_when_the_server_is_gone_raises_store_unavailable(
             store.close()
     finally:
         server.drop(engine, schema)
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_availability_whose_appointment_names_a_service_gone_still_answers(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    """
+    A padding looked up after the view's last read (a service not in the cached configuration)
+    makes the read run again: the answer is the uncached one, not an error.
+    """
+    with server_store(server, by_url=True) as store:
+        ws, service_id = _business(store)
+        with store.read() as reader:
+            cut = reader.get(Service, service_id)
+        assert cut is not None
+        other = Scheduler(store, clock=ManualClock(NOW), ids=SequentialIds("gone-"))
+        gone = other.for_company(cut.company_id).services.create(
+            name="Gone", duration=30, booking_interval=30, reason="x", padding=15
+        )
+        with store.read() as reader:
+            appointment = reader.find(Appointment, company_id=cut.company_id)[0]
+        with store.transaction() as tx:  # below the operations, which refuse it
+            tx.update(attrs.evolve(appointment, service_id=gone.id))
+            tx.delete(Service, gone.id)
+        uncached = Scheduler(store, clock=ManualClock(NOW), cache_configuration=False)
+        expected = _week(uncached.for_company(cut.company_id), service_id)
+        with caplog.at_level(logging.DEBUG, logger="slotwise.storage"):
+            assert _week(ws, service_id) == expected
+        if server is POSTGRES:
+            assert "runs again" in caplog.text
