@@ -26,10 +26,6 @@ class Dialect:
     """Whether an outbox event's insert can draw its number itself outside riding (MariaDB);
     SQLite's counter is a row, and PostgreSQL numbers at insert only when it rides (psycopg 3)."""
     supports_schema = True
-    ends_reads_riding = False
-    """Whether a riding read's ``ROLLBACK`` may ride with its last read (``last_read``): the
-    connection is then released with nothing more sent (PostgreSQL: psycopg sends ``ROLLBACK``
-    only for an open transaction; PyMySQL sends it whatever the server's state)."""
 
     def __init__(
         self,
@@ -83,6 +79,17 @@ class Dialect:
         """
         del conn
         return []
+
+    def ends_reads(self, conn: Connection) -> bool:
+        """
+        Whether a riding read on *conn* may send its ``ROLLBACK`` with its last read
+        (``last_read``): the connection is then released with nothing more sent.
+        """
+        del conn
+        return False
+
+    def ended(self, conn: Connection) -> None:
+        """Note that the read on *conn* ended its transaction itself, before *conn* is released."""
 
     def begin_write(self, conn: Connection, names: Collection[str]) -> bool:
         """

@@ -44,6 +44,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from slotwise.errors import ConflictError, StoreError, StoreUnavailable
 
 from ._dialect_base import Dialect
+from ._operating import ENDED_VIEW, RESETS_ITSELF
 from ._riding import direct_rows, send
 from ._schema import counters, locks, lookup_key
 
@@ -171,7 +172,6 @@ class PostgreSQL(Dialect):
     """PostgreSQL through psycopg 3."""
 
     name = "PostgreSQL"
-    ends_reads_riding = True
     # serialization_failure, deadlock_detected, lock_not_available (lock_timeout),
     # query_canceled (statement_timeout), transaction_rollback.
     _CONFLICT = frozenset({"40001", "40P01", "55P03", "57014", "40000"})
@@ -198,6 +198,10 @@ class PostgreSQL(Dialect):
         if not self.rides(conn):
             return []
         return ["BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"]
+
+    def ends_reads(self, conn: Connection) -> bool:
+        # psycopg's rollback() sends ROLLBACK only when the server reports a transaction open.
+        return True
 
     def configure(self, conn: Connection) -> None:
         # psycopg 3 prepares a statement run 5 times on a connection; behind a transaction-mode
@@ -334,9 +338,17 @@ class MariaDB(Dialect):
         # transaction's characteristics ride with the first read, the reads run driver-level.
         if not multi_statements(conn):
             return []
-        if not conn.in_transaction():  # (configure() may have begun it)
+        if not self.ends_reads(conn) and not conn.in_transaction():  # (configure() may have)
             conn.begin()  # SQLAlchemy's view of the driver's implicit transaction: sends nothing
         return [_READ_ONLY]
+
+    def ends_reads(self, conn: Connection) -> bool:
+        # A store-made engine's pool resets a returned connection itself (``make_engine``) and
+        # skips one whose read ended: PyMySQL's rollback() sends ROLLBACK whatever the state.
+        return conn.engine in RESETS_ITSELF
+
+    def ended(self, conn: Connection) -> None:
+        conn.connection.info[ENDED_VIEW] = True
 
     def releases(self, conn: Connection) -> bool:
         # Connection.close() rolls back the transaction it sees open, and the pool then skips

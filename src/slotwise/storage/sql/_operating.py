@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Final, Literal
+from weakref import WeakSet
 
 from sqlalchemy import URL, Engine, create_engine, event, exc, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
@@ -17,6 +18,8 @@ from slotwise.errors import InvalidChoice, InvalidFormat, StoreError
 
 __all__ = [
     "POOL_MODES",
+    "ENDED_VIEW",
+    "RESETS_ITSELF",
     "PoolMode",
     "check_pool_mode",
     "check_sqlite_file",
@@ -34,6 +37,12 @@ transaction-mode pooler (PgBouncer ``pool_mode = transaction``)."""
 # The MySQL protocol's CLIENT_MULTI_STATEMENTS capability flag.
 _MULTI_STATEMENTS: Final = 1 << 16
 POOL_MODES: Final[tuple[PoolMode, ...]] = ("session", "transaction")
+
+RESETS_ITSELF: Final[WeakSet[Engine]] = WeakSet()
+"""The store-made PyMySQL engines whose pool resets a returned connection by :func:`_reset`."""
+ENDED_VIEW: Final = "slotwise.view_ended"
+"""Set in a pooled connection's ``info`` just before its return: the read it served ended its
+transaction itself (its ``ROLLBACK`` rode with its last read), so nothing is open to reset."""
 
 
 def check_pool_mode(pool_mode: str, backend: str | None = None) -> None:
@@ -98,7 +107,16 @@ def make_engine(url: URL | str, lock_timeout: float, *, field: str = "url") -> E
             given = parsed.query.get("client_flag", "0")
             flags = int(given if isinstance(given, str) else given[-1]) | _MULTI_STATEMENTS
             parsed = parsed.update_query_dict({"client_flag": str(flags)})
-        engine = create_engine(parsed, connect_args={"connect_timeout": 10})
+        if parsed.get_driver_name() == "pymysql":
+            # PyMySQL sends ROLLBACK on every rollback() whatever the server's state: the pool's
+            # reset is done by _reset instead, which skips a connection whose read ended itself.
+            engine = create_engine(
+                parsed, connect_args={"connect_timeout": 10}, pool_reset_on_return=None
+            )
+            event.listen(engine, "reset", _reset)
+            RESETS_ITSELF.add(engine)
+        else:
+            engine = create_engine(parsed, connect_args={"connect_timeout": 10})
     except (NoSuchModuleError, ImportError):
         # An unknown driver name, or a driver that is not installed.
         raise InvalidFormat(
@@ -111,6 +129,15 @@ def make_engine(url: URL | str, lock_timeout: float, *, field: str = "url") -> E
         ) from None
     _ping_on_checkout(engine)
     return engine
+
+
+def _reset(dbapi_connection: Any, record: Any, state: Any) -> None:
+    """The pool's rollback on return, skipped where nothing is open (``ENDED_VIEW``)."""
+    if record is not None and record.info.pop(ENDED_VIEW, False):
+        return
+    if state.transaction_was_reset or not state.asyncio_safe:
+        return
+    dbapi_connection.rollback()
 
 
 # Set while a caller that runs again on a dead connection checks one out (see `unpinged`).

@@ -278,6 +278,8 @@ class SQLStore:
             yield reader
         finally:
             # The reader's connection: another when its first round trip found this one lost.
+            if reader is not None and reader._ended:
+                self._dialect.ended(reader._conn)
             self._release(conn if reader is None else reader._conn)
 
     def replica_read(self, read: Callable[[SQLReader], T], /) -> T:

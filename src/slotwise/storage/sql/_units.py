@@ -61,9 +61,10 @@ class SQLReader(RangeReads):
         with that read (see :func:`slotwise.storage.batched.last_read`), one round trip fewer.
         A read after it raises ``ViewEnded`` (``lagging_read`` runs the read again). Only a
         reader whose reads ride and whose connection is then released with nothing more sent
-        (PostgreSQL through psycopg 3) does so; on any other the view ends as it always does.
+        (PostgreSQL through psycopg 3, MariaDB on the store's own engine) does so; on any other
+        the view ends as it always does.
         """
-        if self._riding and self._may_end and self._store._dialect.ends_reads_riding:
+        if self._riding and self._may_end and self._store._dialect.ends_reads(self._conn):
             self._closing = ["ROLLBACK"]
 
     def configuration_version(self, company_id: str) -> int:
