@@ -111,12 +111,15 @@ def _settle_with(
     # A request cancelled while its call waited for a thread: the call never runs.
     if answer.cancelled():
         return
+    settle: Callable[[asyncio.Future[Any], Any], None]
     try:
-        result = call()
+        value: Any = call()
+        settle = _succeed
     except BaseException as error:  # given to the awaiting request, as run_in_executor does
-        loop.call_soon_threadsafe(_fail, answer, error)
-    else:
-        loop.call_soon_threadsafe(_succeed, answer, result)
+        value, settle = error, _fail
+    if loop.is_closed():  # the server stopped while the call ran: nobody awaits it
+        return
+    loop.call_soon_threadsafe(settle, answer, value)
 
 
 def _succeed(answer: asyncio.Future[_T], result: _T) -> None:
