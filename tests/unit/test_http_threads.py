@@ -139,3 +139,38 @@ class TestOffload:
 
         assert 2 == max(peak)
         assert 3 == len(peak)
+
+    def test_an_error_of_the_call_reaches_its_caller(self):
+        """An exception raised on the worker thread is raised where the call was awaited."""
+        offload = Offload(1)
+
+        def fails() -> None:
+            raise LookupError("gone")
+
+        async def main() -> None:
+            await offload.run(fails)
+
+        with pytest.raises(LookupError, match="gone"):
+            asyncio.run(main())
+
+    def test_a_call_cancelled_while_waiting_never_runs(self):
+        """With one thread busy, a call whose request is cancelled before a thread frees skips."""
+        offload = Offload(1)
+        release = threading.Event()
+        ran: list[str] = []
+
+        def blocked() -> None:
+            release.wait(timeout=30)
+
+        async def main() -> None:
+            first = asyncio.ensure_future(offload.run(blocked))
+            second = asyncio.ensure_future(offload.run(ran.append, "second"))
+            await asyncio.sleep(0.05)
+            second.cancel()
+            release.set()
+            await first
+            await asyncio.to_thread(offload._executor.shutdown, wait=True)
+
+        asyncio.run(main())
+
+        assert [] == ran

@@ -87,6 +87,30 @@ class TestPrincipals:
             company_id=company.id, location_ids=frozenset({"l1"})
         )
 
+    def test_a_workspace_is_kept_per_principal(self, scheduler: Scheduler):
+        """The same principal gets the same workspace again; another principal its own."""
+        company = scheduler.create_company(name="C", timezone="UTC")
+        whole = Principal(company_id=company.id)
+
+        first = scheduler.as_principal(whole)
+
+        assert first is scheduler.as_principal(Principal(company_id=company.id))
+        assert first is not scheduler.as_principal(
+            Principal(company_id=company.id, location_ids=["l1"])
+        )
+
+    def test_a_changed_setting_makes_a_new_workspace(self, scheduler: Scheduler):
+        """A workspace made before a setting of the scheduler changed is not given again."""
+        company = scheduler.create_company(name="C", timezone="UTC")
+        principal = Principal(company_id=company.id)
+        before = scheduler.as_principal(principal)
+
+        scheduler.max_query_days = 30
+        after = scheduler.as_principal(principal)
+
+        assert before is not after
+        assert 30 == after.availability._ctx.max_query_days
+
     def test_principal_needs_a_company(self):
         """A principal without a company id is refused."""
         with pytest.raises(FieldRequired):

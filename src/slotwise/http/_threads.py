@@ -8,12 +8,15 @@ a worker thread instead, at most :attr:`Offload.threads` at once (the others wai
 without blocking the loop).
 
 On asyncio (uvicorn's loop) the threads are a :class:`~concurrent.futures.ThreadPoolExecutor`
-of that many threads, handed each call by ``loop.run_in_executor``: the hop to a thread and back
-is the request's largest fixed cost after the server's own, and the executor's is a third to a
-half of anyio's ``to_thread.run_sync`` at 16 concurrent callers (no cancel scope, no capacity
-limiter to take and release: the pool's size is the limit; docs/performance.md). A call still
-waiting for a thread when its request is cancelled never runs, as with anyio's limiter. On
-another event loop library anyio's threads serve, limited the same.
+of that many threads: the hop to a thread and back is the request's largest fixed cost after the
+server's own. Each call is submitted to the executor with the asyncio future its request awaits,
+and the thread settles that future itself (one ``call_soon_threadsafe``): half the CPU of
+``loop.run_in_executor``, which chains the executor's future to an asyncio one and copies its
+state back under the executor future's lock, and a sixth of anyio's ``to_thread.run_sync`` (no
+cancel scope, no capacity limiter to take and release: the pool's size is the limit;
+docs/performance.md). A call still waiting for a thread when its request is cancelled never
+runs, as with anyio's limiter. On another event loop library anyio's threads serve, limited the
+same.
 
 The number follows the store (:func:`threads_for`, docs/semantics.md "Threads of the HTTP
 service"): a store that declares ``max_connections`` (:class:`~slotwise.storage.sql.SQLStore`:
@@ -93,4 +96,37 @@ class Offload:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # not asyncio (trio): anyio's worker threads
             return await anyio.to_thread.run_sync(bound, limiter=self._current_limiter())
-        return await loop.run_in_executor(self._executor, bound)
+        # The executor's own future is not chained to an asyncio one (``run_in_executor``):
+        # the thread settles an asyncio future itself, one ``call_soon_threadsafe`` a call.
+        # Half the CPU of a hop (docs/performance.md, "The served API").
+        answer: asyncio.Future[_T] = loop.create_future()
+        self._executor.submit(_settle_with, loop, answer, bound)
+        return await answer
+
+
+def _settle_with(
+    loop: asyncio.AbstractEventLoop, answer: asyncio.Future[_T], call: Callable[[], _T]
+) -> None:
+    """Run *call* on this worker thread and give its result or error to *answer* on *loop*."""
+    # A request cancelled while its call waited for a thread: the call never runs.
+    if answer.cancelled():
+        return
+    settle: Callable[[asyncio.Future[Any], Any], None]
+    try:
+        value: Any = call()
+        settle = _succeed
+    except BaseException as error:  # given to the awaiting request, as run_in_executor does
+        value, settle = error, _fail
+    if loop.is_closed():  # the server stopped while the call ran: nobody awaits it
+        return
+    loop.call_soon_threadsafe(settle, answer, value)
+
+
+def _succeed(answer: asyncio.Future[_T], result: _T) -> None:
+    if not answer.cancelled():
+        answer.set_result(result)
+
+
+def _fail(answer: asyncio.Future[Any], error: BaseException) -> None:
+    if not answer.cancelled():
+        answer.set_exception(error)
