@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from slotwise._time import END_OF_DAY, MINUTES_PER_DAY, minutes_to_hhmm
 from slotwise._time import zone as load_zone
+from slotwise.availability._minutes import _FULL
 from slotwise.availability.query import AvailabilityQuery
 from slotwise.model import (
     OPEN_END,
@@ -391,6 +392,25 @@ def appointments(
         group_size=draw(st.integers(1, 10)),
         created_at=created_at,
         hold_expires_at=hold,
+    )
+
+
+def occupations() -> st.SearchStrategy[list[tuple[int, int, int, int]]]:
+    """
+    Draw a resource's occupations as the calculator lays them out, before segments are made.
+
+    Each is ``(start minute, length, group size, weight)``: lengths may be 0, occupations
+    overlap and come in any order, and a weight is 1 (the searched service) or the calculator's
+    "full" weight of another service's appointment (decision 8a).
+    """
+    return st.lists(
+        st.tuples(
+            st.integers(-30, 120),
+            st.integers(0, 60),
+            st.integers(1, 4),
+            st.sampled_from([1, _FULL]),
+        ),
+        max_size=8,
     )
 
 

@@ -225,27 +225,31 @@ class _Resource:
         if all(map(operator.le, ends, itertools.islice(starts, 1, None))):
             self.segment_counts = weights
             return
-        changes: dict[int, list[int]] = {}
-        for start, end, group, weight in zip(starts, ends, groups, weights, strict=True):
-            first = changes.setdefault(start, [0, 0])
-            first[0] += weight
-            first[1] += group
-            last = changes.setdefault(end, [0, 0])
-            last[0] -= weight
-            last[1] -= group
+        # Overlapping occupations (padding reaching the next booking, groups sharing a time):
+        # every distinct start or end splits the line. One sorted list of the occupations'
+        # starts (+ weight, + group) and ends (- weight, - group), walked once, keeps the load
+        # between consecutive points; a dictionary of changes filled in occupation by
+        # occupation, then sorted and walked again, cost twice as much.
+        changes = sorted(
+            itertools.chain(
+                zip(starts, weights, groups, strict=True),
+                zip(ends, map(operator.neg, weights), map(operator.neg, groups), strict=True),
+            )
+        )
         self.segment_starts, self.segment_ends = [], []
         self.segment_counts, self.segment_groups = [], []
         count = groups_sum = 0
-        previous = 0
-        for point in sorted(changes):
-            if count > 0 and point > previous:
-                self.segment_starts.append(previous)
-                self.segment_ends.append(point)
-                self.segment_counts.append(count)
-                self.segment_groups.append(groups_sum)
-            count += changes[point][0]
-            groups_sum += changes[point][1]
-            previous = point
+        previous = changes[0][0]
+        for point, weight, group in changes:
+            if point != previous:
+                if count > 0:
+                    self.segment_starts.append(previous)
+                    self.segment_ends.append(point)
+                    self.segment_counts.append(count)
+                    self.segment_groups.append(groups_sum)
+                previous = point
+            count += weight
+            groups_sum += group
 
     def set_busy(self, spans: list[Span]) -> None:
         """Keep the merged external busy intervals."""
