@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import threading
 from datetime import timedelta
-from typing import Unpack
+from typing import Any, Unpack
 
 from slotwise.availability.authorization import CalendarAuthorizer, NoCalendarAuthorizer
 from slotwise.availability.busy import BusyTimeProvider, NoBusyTime
@@ -152,7 +152,7 @@ class Scheduler:
             remember_for=token_cache,
         )
         """The API tokens of the HTTP service (decision 39): create, list, revoke, authenticate."""
-        self._workspaces: dict[Principal | None, tuple[tuple[object, ...], Workspace]] = {}
+        self._workspaces: dict[Principal | None, tuple[dict[str, Any], Workspace]] = {}
         self._workspaces_lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -219,34 +219,21 @@ class Scheduler:
         # A workspace holds nothing but these and the principal, so one is kept per principal
         # (the HTTP service asks for one per request: 16 operation groups, 17 us on the
         # development machine); a setting changed on the scheduler since makes a new one.
-        settings = (
-            self.store,
-            self.clock,
-            self.ids,
-            self.busy_provider,
-            self.calendar_authorizer,
-            self.max_query_days,
-            self.meeting_links,
-            self.configuration_cache,
-            self.allow_local_webhooks,
-        )
+        settings: dict[str, Any] = {
+            "store": self.store,
+            "clock": self.clock,
+            "ids": self.ids,
+            "busy_provider": self.busy_provider,
+            "calendar_authorizer": self.calendar_authorizer,
+            "max_query_days": self.max_query_days,
+            "meeting_links": self.meeting_links,
+            "configuration": self.configuration_cache,
+            "allow_local_webhooks": self.allow_local_webhooks,
+        }
         kept = self._workspaces.get(principal)
         if kept is not None and kept[0] == settings:
             return kept[1]
-        workspace = Workspace(
-            Context(
-                store=self.store,
-                clock=self.clock,
-                ids=self.ids,
-                caller=principal,
-                busy_provider=self.busy_provider,
-                calendar_authorizer=self.calendar_authorizer,
-                max_query_days=self.max_query_days,
-                meeting_links=self.meeting_links,
-                configuration=self.configuration_cache,
-                allow_local_webhooks=self.allow_local_webhooks,
-            )
-        )
+        workspace = Workspace(Context(caller=principal, **settings))
         with self._workspaces_lock:  # operations run on many threads (the HTTP service)
             if len(self._workspaces) >= _WORKSPACES_MOST:
                 del self._workspaces[next(iter(self._workspaces))]

@@ -329,6 +329,43 @@ class TestSchema:
 _DELIVERY_INDEX = "ix_slotwise_outbox_event_due"
 
 
+def _explain_overlap_read(url: str) -> tuple[list[Appointment], list[tuple[Any, ...]]]:
+    """
+    Read hour 100 of "res" among 300 hourly appointments on the server at *url*; return what
+    the per-resource overlap read found and its plan's rows (EXPLAIN of the statement sent).
+    """
+    appointments = [
+        _appointment(
+            f"apt-{n:03}",
+            start=START + n * timedelta(hours=1),
+            end=START + n * timedelta(hours=1) + timedelta(minutes=30),
+        )
+        for n in range(300)
+    ]
+    statements: list[tuple[str, Any]] = []
+
+    def capture(conn: Any, cursor: Any, statement: str, parameters: Any, *args: Any) -> None:
+        if "slotwise_appointment_resource" in statement:
+            statements.append((statement, parameters))
+
+    with server_store(url) as store:
+        _insert(store, *_world(*appointments))
+        event.listen(store.engine, "before_cursor_execute", capture)
+        with store.read() as reader:
+            found = reader.appointments_overlapping(
+                location_id="loc",
+                resource_ids=["res"],
+                start=START + timedelta(hours=100),
+                end=START + timedelta(hours=101),
+            )
+        event.remove(store.engine, "before_cursor_execute", capture)
+        [(statement, parameters)] = statements
+        with store.engine.connect() as conn:
+            explained = conn.exec_driver_sql("EXPLAIN " + statement, parameters)
+            rows = [tuple(row) for row in explained]
+    return list(found), rows
+
+
 def _drop_delivery_state(conn: Any, store: SQLStore) -> None:
     """Remove what schema version 4 added: the outbox's delivery columns and their index."""
     events = RECORD_TABLES[OutboxEvent]
@@ -1177,36 +1214,8 @@ class TestOverlapReads:
         range and fetches appointments by id: with a location condition on the appointments it
         walked the location's whole history instead (0.8 ms at 1,000 appointments, growing).
         """
-        appointments = [
-            _appointment(
-                f"apt-{n:03}",
-                start=START + n * timedelta(hours=1),
-                end=START + n * timedelta(hours=1) + timedelta(minutes=30),
-            )
-            for n in range(300)
-        ]
-        statements: list[tuple[str, Any]] = []
-
-        def capture(conn: Any, cursor: Any, statement: str, parameters: Any, *args: Any) -> None:
-            if "slotwise_appointment_resource" in statement:
-                statements.append((statement, parameters))
-
-        with server_store(POSTGRES) as store:
-            _insert(store, *_world(*appointments))
-            event.listen(store.engine, "before_cursor_execute", capture)
-            with store.read() as reader:
-                found = reader.appointments_overlapping(
-                    location_id="loc",
-                    resource_ids=["res"],
-                    start=START + timedelta(hours=100),
-                    end=START + timedelta(hours=101),
-                )
-            event.remove(store.engine, "before_cursor_execute", capture)
-            [(statement, parameters)] = statements
-            with store.engine.connect() as conn:
-                plan = "\n".join(
-                    str(row[0]) for row in conn.exec_driver_sql("EXPLAIN " + statement, parameters)
-                )
+        found, rows = _explain_overlap_read(POSTGRES)
+        plan = "\n".join(str(row[0]) for row in rows)
 
         assert ["apt-100"] == [a.id for a in found]
         assert "ix_slotwise_appointment_resource_start" in plan, plan
@@ -1222,35 +1231,7 @@ class TestOverlapReads:
         statement) before planning, and reads the link index as a range from that bound:
         a handful of rows, not the resource's whole history.
         """
-        appointments = [
-            _appointment(
-                f"apt-{n:03}",
-                start=START + n * timedelta(hours=1),
-                end=START + n * timedelta(hours=1) + timedelta(minutes=30),
-            )
-            for n in range(300)
-        ]
-        statements: list[tuple[str, Any]] = []
-
-        def capture(conn: Any, cursor: Any, statement: str, parameters: Any, *args: Any) -> None:
-            if "slotwise_appointment_resource" in statement:
-                statements.append((statement, parameters))
-
-        with server_store(MARIADB) as store:
-            _insert(store, *_world(*appointments))
-            event.listen(store.engine, "before_cursor_execute", capture)
-            with store.read() as reader:
-                found = reader.appointments_overlapping(
-                    location_id="loc",
-                    resource_ids=["res"],
-                    start=START + timedelta(hours=100),
-                    end=START + timedelta(hours=101),
-                )
-            event.remove(store.engine, "before_cursor_execute", capture)
-            [(statement, parameters)] = statements
-            with store.engine.connect() as conn:
-                explained = conn.exec_driver_sql("EXPLAIN " + statement, parameters)
-                plan = [tuple(row) for row in explained]
+        found, plan = _explain_overlap_read(MARIADB)
 
         assert ["apt-100"] == [a.id for a in found]
         [link] = [row for row in plan if row[2] == "slotwise_appointment_resource"]
