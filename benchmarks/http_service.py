@@ -9,7 +9,8 @@ Usage::
                               [--load wrk|python] [--endpoints availability services ...]
 
 For each store a fresh database is made (a SQLite file in a temporary directory; a PostgreSQL
-database ``slotwise_http_bench`` at ``SLOTWISE_TEST_POSTGRES_URL``'s server, dropped first),
+database ``slotwise_http_bench_<pid>`` at ``SLOTWISE_TEST_POSTGRES_URL``'s server, so that runs side
+by side never share one, dropped first),
 a business is set up through the public API with the system clock (a location open around the
 clock with a 30-minute service, 20 resources and a 120-day book-ahead for bookings; a second
 location open 09:00-17:00 on weekdays with a 60-minute massage, 19 more services and one
@@ -175,7 +176,7 @@ def database(kind: str) -> Iterator[str]:
     import sqlalchemy
 
     admin = sqlalchemy.create_engine(POSTGRES, isolation_level="AUTOCOMMIT")
-    name = "slotwise_http_bench"
+    name = f"slotwise_http_bench_{os.getpid()}"  # concurrent runs must not drop each other's
     with admin.connect() as connection:
         connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
         connection.exec_driver_sql(f"CREATE DATABASE {name}")

@@ -16,10 +16,11 @@ import attrs
 import pytest
 from sqlalchemy import make_url
 
-from slotwise import Appointment, Scheduler, Service, StoreUnavailable, Workspace
+from slotwise import Appointment, Scheduler, Service, StoreError, StoreUnavailable, Workspace
 from slotwise.storage.batched import last_read
 from slotwise.storage.replicas import lagging_read
 from slotwise.storage.sql import SQLStore
+from slotwise.storage.sql._schema import RECORD_TABLES
 from slotwise.storage.sql._unit_base import ViewEnded
 from slotwise.testing import ManualClock, SequentialIds
 
@@ -145,6 +146,48 @@ def test_a_read_going_on_after_its_announced_last_read_runs_again_on_one_snapsho
 
 
 @pytest.mark.parametrize("server", SERVERS)
+def test_a_last_read_that_fails_before_its_rollback_leaves_no_transaction_open(
+    server: Server,
+) -> None:
+    """
+    The server stops a round trip's statements at the first that fails, so a last read that
+    fails never reaches the ROLLBACK riding behind it: the error reaches the caller as a
+    StoreError and the connection still goes back to the pool with nothing open on it.
+    """
+    with server_store(server, by_url=True) as store:
+        ws, service_id = _business(store)
+        expected = _week(ws, service_id)
+        table = RECORD_TABLES[Service].name
+        quote = store.engine.dialect.identifier_preparer.quote
+        schema = quote(store.schema or "")
+        rename = (
+            "ALTER TABLE {schema}.{old} RENAME TO {new}"
+            if server is POSTGRES
+            else "RENAME TABLE {schema}.{old} TO {schema}.{new}"
+        )
+
+        def renamed(old: str, new: str) -> None:
+            with server_engine(server).connect() as conn:
+                conn.exec_driver_sql(rename.format(schema=schema, old=quote(old), new=quote(new)))
+                conn.commit()
+
+        renamed(table, table + "_away")
+        try:
+            with store.read() as reader:
+                last_read(reader)
+                with pytest.raises(StoreError):
+                    reader.find(Service, company_id=None)
+        finally:
+            renamed(table + "_away", table)
+        with store.engine.connect() as conn:  # the pool's one connection, as returned
+            if server is POSTGRES:  # an aborted transaction would refuse any statement
+                assert conn.exec_driver_sql("SELECT 1").scalar_one() == 1
+            else:
+                assert conn.exec_driver_sql("SELECT @@in_transaction").scalar_one() == 0
+        assert _week(ws, service_id) == expected
+
+
+@pytest.mark.parametrize("server", SERVERS)
 def test_a_read_on_a_pooled_connection_the_server_ended_runs_again(
     server: Server, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -172,6 +215,33 @@ def test_a_read_on_a_pooled_connection_the_server_ended_runs_again(
             email="guest@example.com",
         )
         assert len(_week(ws, service_id)) == len(expected) - 1
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_a_plain_read_is_not_pinged_and_replaces_a_connection_the_server_ended(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    """
+    ``store.read()`` (a list of services) sends its first statement with its BEGIN and no ping
+    before them: the location, the services, the ROLLBACK at release (three round trips); on a
+    pooled connection the server ended meanwhile, the first round trip is sent again on another
+    connection and the caller sees nothing of it.
+    """
+    with _relayed_store(server) as (store, trips):
+        ws, _ = _business(store)
+        expected = ws.services.list()
+        before = trips.count
+        assert ws.services.list() == expected
+        assert trips.count - before == 3
+    with server_store(server, by_url=True) as store:
+        ws, _ = _business(store)
+        expected = ws.services.list()
+        ended = _session_id(store)
+        _end_session(server, ended)
+        with caplog.at_level(logging.INFO, logger="slotwise.storage"):
+            assert ws.services.list() == expected
+        assert "sent again on another" in caplog.text
+        assert _session_id(store) != ended
 
 
 @pytest.mark.parametrize("server", SERVERS)

@@ -80,6 +80,15 @@ class Dialect:
         del conn
         return []
 
+    def reads_ride(self, engine: Engine) -> bool:
+        """
+        Whether every read on *engine* rides (:meth:`read_opening` gives statements): its
+        first round trip then finds a connection lost while pooled and sends itself again on
+        another (``_unit_base``), so a read needs no liveness ping at checkout.
+        """
+        del engine
+        return False
+
     def ends_reads(self, conn: Connection) -> bool:
         """
         Whether a riding read on *conn* may send its ``ROLLBACK`` with its last read

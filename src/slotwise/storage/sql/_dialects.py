@@ -199,6 +199,9 @@ class PostgreSQL(Dialect):
             return []
         return ["BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"]
 
+    def reads_ride(self, engine: Engine) -> bool:
+        return self.rides(engine)
+
     def ends_reads(self, conn: Connection) -> bool:
         # psycopg's rollback() sends ROLLBACK only when the server reports a transaction open.
         return True
@@ -341,6 +344,10 @@ class MariaDB(Dialect):
         if not self.ends_reads(conn) and not conn.in_transaction():  # (configure() may have)
             conn.begin()  # SQLAlchemy's view of the driver's implicit transaction: sends nothing
         return [_READ_ONLY]
+
+    def reads_ride(self, engine: Engine) -> bool:
+        # A store-made PyMySQL engine sends several statements per query (``make_engine``).
+        return engine in RESETS_ITSELF
 
     def ends_reads(self, conn: Connection) -> bool:
         # A store-made engine's pool resets a returned connection itself (``make_engine``) and

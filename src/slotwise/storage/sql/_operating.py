@@ -150,7 +150,8 @@ def unpinged() -> Iterator[None]:
     """
     Check connections out of the engines ``make_engine`` made without their liveness ping, for
     a caller that finds a lost connection by its first round trip and sends that again on a
-    pinged one: a lag-tolerant read (``_lagging``), a PostgreSQL unit of work (``_unit_base``).
+    pinged one: a read whose first round trip rides (``SQLStore.read``, ``_lagging``), a
+    PostgreSQL unit of work (``_unit_base``).
     """
     token = _UNPINGED.set(True)
     try:
