@@ -16,7 +16,15 @@ import attrs
 import pytest
 from sqlalchemy import make_url
 
-from slotwise import Appointment, Scheduler, Service, StoreError, StoreUnavailable, Workspace
+from slotwise import (
+    Appointment,
+    NotFound,
+    Scheduler,
+    Service,
+    StoreError,
+    StoreUnavailable,
+    Workspace,
+)
 from slotwise.storage.batched import last_read
 from slotwise.storage.replicas import lagging_read
 from slotwise.storage.sql import SQLStore
@@ -98,12 +106,13 @@ def _end_session(server: Server, session: int) -> None:
 
 
 @pytest.mark.parametrize("server", SERVERS)
-def test_availability_on_a_warm_cache_makes_two_round_trips(server: Server) -> None:
+def test_availability_on_a_warm_cache_makes_one_round_trip(server: Server) -> None:
     """
-    BEGIN with the configuration version, then the appointments with their span bound and the
-    ROLLBACK (the read announced as the view's last): nothing is sent when the pool takes it back.
+    BEGIN, the configuration version (asked for ahead), the appointments with their span bound
+    and the ROLLBACK (the read announced as the view's last) in one query: nothing is sent when
+    the pool takes the connection back.
     """
-    round_trips = 2
+    round_trips = 1
     with _relayed_store(server) as (store, trips):
         ws, service_id = _business(store)
         expected = _week(ws, service_id)  # loads the configuration
@@ -114,6 +123,43 @@ def test_availability_on_a_warm_cache_makes_two_round_trips(server: Server) -> N
         # The view ended on the server: the connection went back to the pool with nothing open.
         assert _week(ws, service_id) == expected
         assert trips.count - before == 2 * round_trips
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_a_configuration_changed_after_the_cache_loaded_it_is_never_served(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    """
+    On a warm cache the version is checked only when it arrives with the appointments: a change
+    another scheduler (another process's) committed since makes the read run again, so the
+    answer -- and an error decided on the held configuration -- are the new configuration's.
+    """
+    with server_store(server, by_url=True) as store:
+        ws, service_id = _business(store)
+        with store.read() as reader:
+            cut = reader.get(Service, service_id)
+        assert cut is not None
+        _week(ws, service_id)  # the cache holds the configuration
+        other = Scheduler(store, clock=ManualClock(NOW), ids=SequentialIds("other-"))
+        elsewhere = other.for_company(cut.company_id)
+
+        def uncached(service: str) -> list[Any]:
+            scheduler = Scheduler(store, clock=ManualClock(NOW), cache_configuration=False)
+            return _week(scheduler.for_company(cut.company_id), service)
+
+        elsewhere.services.update(service_id, duration=60)
+        with caplog.at_level(logging.DEBUG, logger="slotwise.storage"):
+            assert _week(ws, service_id) == uncached(service_id)
+        assert "configuration changed" in caplog.text
+        assert {slot.duration for slot in _week(ws, service_id)} == {60}
+        # A service made since the cache loaded: not "not found" from the held configuration.
+        made = elsewhere.services.create(name="New", duration=30, booking_interval=30, reason="x")
+        assert _week(ws, made.id) == uncached(made.id)
+        # One deleted since: not answered from the held configuration either.
+        _week(ws, made.id)
+        elsewhere.services.delete(made.id)
+        with pytest.raises(NotFound):
+            _week(ws, made.id)
 
 
 @pytest.mark.parametrize("server", SERVERS)

@@ -7,9 +7,11 @@ from typing import Any
 
 import pytest
 
-from slotwise import InvalidFormat, Scheduler, Service, Workspace
+from slotwise import InvalidFormat, NotFound, Scheduler, Service, StoreUnavailable, Workspace
 from slotwise.model import Resource
 from slotwise.storage._memory_units import MemoryReader
+from slotwise.storage.batched import ReadAgain
+from slotwise.storage.configuration import CachedReader, ConfigurationCache, confirmed
 from slotwise.storage.memory import MemoryStore
 from slotwise.testing import ManualClock, SequentialIds
 from tests.conftest import START
@@ -76,3 +78,118 @@ class TestConfigurationCache:
             Scheduler(cache_configuration="yes")  # type: ignore[arg-type]
 
         assert "cache_configuration" == info.value.field
+
+
+class _AheadReader:
+    """A MemoryStore reader that, like a riding SQL view, answers the version asked for ahead only with its next store read."""
+
+    def __init__(self, store: MemoryStore, version: int) -> None:
+        self._store = store
+        self.version = version
+        self.waiting: list[Any] = []
+        self.sent = 0
+
+    def configuration_version_ahead(self, company_id: str, answered: Any) -> bool:
+        self.waiting.append(answered)
+        return True
+
+    def configuration_version(self, company_id: str) -> int:
+        self._send()
+        return self.version
+
+    def get(self, kind: Any, record_id: str) -> Any:
+        self._send()
+        with self._store.read() as reader:
+            return reader.get(kind, record_id)
+
+    def find(self, kind: Any, /, *, company_id: str | None, location_id: str | None = None) -> Any:
+        self._send()
+        with self._store.read() as reader:
+            return reader.find(kind, company_id=company_id, location_id=location_id)
+
+    def _send(self) -> None:
+        self.sent += 1
+        waiting, self.waiting = self.waiting, []
+        for answered in waiting:
+            answered(self.version)
+
+
+class TestCheckedLater:
+    """A read answered from the held configuration before its version arrives (``checked_later``)."""
+
+    def _held(self) -> tuple[ConfigurationCache, MemoryStore, Service, int]:
+        scheduler, _, service = _business()
+        store = scheduler.store
+        assert isinstance(store, MemoryStore)
+        cache = ConfigurationCache()
+        with store.read() as reader:
+            held = cache.configuration(reader, service.company_id)
+        assert held is not None
+        return cache, store, service, held.version
+
+    def test_an_answer_waits_for_the_version_and_stands_when_it_matches(self):
+        """Nothing read from the store before the answer: confirmed() sends the version then."""
+        cache, store, service, version = self._held()
+        ahead = _AheadReader(store, version)
+        reader = cache.reader(ahead, service.company_id, checked_later=True)  # type: ignore[arg-type]
+
+        answer = confirmed(reader, lambda: reader.get(Service, service.id))
+
+        assert service == answer
+        assert 1 == ahead.sent
+        assert not ahead.waiting
+
+    def test_an_answer_from_an_older_configuration_makes_the_read_run_again(self):
+        """The version arrives newer than the held one: ReadAgain, and the cache lets it go."""
+        cache, store, service, version = self._held()
+        ahead = _AheadReader(store, version + 1)
+        reader = cache.reader(ahead, service.company_id, checked_later=True)  # type: ignore[arg-type]
+
+        with pytest.raises(ReadAgain, match="configuration changed"):
+            confirmed(reader, lambda: reader.get(Service, service.id))
+
+        again = _AheadReader(store, version + 1)
+        cached = cache.reader(again, service.company_id, checked_later=True)  # type: ignore[arg-type]
+        assert isinstance(cached, CachedReader)
+        assert not cached._unconfirmed  # nothing held: the version was read first
+        assert 2 == cache.loads
+
+    def test_an_error_decided_on_an_older_configuration_makes_the_read_run_again(self):
+        """A NotFound from the held records stands only once their version is confirmed."""
+        cache, store, service, version = self._held()
+        company = service.company_id
+
+        def refused() -> Service:
+            raise NotFound(kind="Service", record_id="svc-new")
+
+        stale = cache.reader(_AheadReader(store, version + 1), company, checked_later=True)  # type: ignore[arg-type]
+        with pytest.raises(ReadAgain):
+            confirmed(stale, refused)
+        cache.reader(_AheadReader(store, version + 1), company)  # type: ignore[arg-type]
+        ahead = _AheadReader(store, version + 1)
+        current = cache.reader(ahead, company, checked_later=True)  # type: ignore[arg-type]
+        with pytest.raises(NotFound):
+            confirmed(current, refused)
+        assert 1 == ahead.sent
+        assert 2 == cache.loads
+
+    def test_a_store_failure_is_raised_as_it_is(self):
+        """A StoreError is the store's answer: not turned into a version check."""
+        cache, store, service, version = self._held()
+        ahead = _AheadReader(store, version + 1)
+        reader = cache.reader(ahead, service.company_id, checked_later=True)  # type: ignore[arg-type]
+
+        def failing() -> None:
+            raise StoreUnavailable("the server went away")
+
+        with pytest.raises(StoreUnavailable):
+            confirmed(reader, failing)
+        assert 0 == ahead.sent
+
+    def test_a_store_that_cannot_ask_ahead_reads_the_version_first(self):
+        """MemoryStore's reader has no configuration_version_ahead: the usual cached reader."""
+        cache, store, service, _ = self._held()
+        with store.read() as reader:
+            cached = cache.reader(reader, service.company_id, checked_later=True)
+            assert isinstance(cached, CachedReader)
+            assert not cached._unconfirmed

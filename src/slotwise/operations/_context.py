@@ -57,15 +57,17 @@ class Context:
             raise NotAuthenticated()
         return self.caller
 
-    def configured(self, reader: Reader) -> Reader:
+    def configured(self, reader: Reader, *, checked_later: bool = False) -> Reader:
         """
         Return *reader* with the principal's company configuration answered from the cache.
 
-        Only for read-only views (``store.read()``): see :meth:`ConfigurationCache.reader`.
+        Only for read-only views (``store.read()``): see :meth:`ConfigurationCache.reader`
+        (*checked_later*: only for a read ``lagging_read`` runs that returns through
+        :func:`slotwise.storage.configuration.confirmed`).
         """
         if self.configuration is None:
             return reader
-        return self.configuration.reader(reader, self.company_id)
+        return self.configuration.reader(reader, self.company_id, checked_later=checked_later)
 
     def configured_unit(self, tx: Transaction) -> Transaction:
         """

@@ -47,6 +47,7 @@ from slotwise.model._checks import check_date_bounds
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.operations.locations import settings_in_force
+from slotwise.storage.configuration import confirmed
 from slotwise.storage.protocol import Reader
 from slotwise.storage.replicas import lagging_read
 
@@ -302,10 +303,12 @@ class AvailabilityOperations:
         return query
 
     def _snapshot(self, query: AvailabilityQuery) -> Snapshot:
-        snapshot = lagging_read(
-            self._ctx.store, lambda reader: self._read(self._ctx.configured(reader), query)
-        )
-        return self._with_busy_time(snapshot, query)
+        def read(reader: Reader) -> Snapshot:
+            # The configuration version rides with the appointment read on a warm cache.
+            configured = self._ctx.configured(reader, checked_later=True)
+            return confirmed(configured, lambda: self._read(configured, query))
+
+        return self._with_busy_time(lagging_read(self._ctx.store, read), query)
 
     def _read(
         self, reader: Reader, query: AvailabilityQuery, *, exclude_appointment_id: str | None = None

@@ -14,10 +14,12 @@ from collections.abc import Callable, Collection, Iterable
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from slotwise.errors import StoreError
 from slotwise.model import Allocation, Appointment, Block, OutboxEvent, Record
 from slotwise.storage.protocol import Reader, Transaction
 
 __all__ = [
+    "ReadAgain",
     "appointments_occupying",
     "insert_new",
     "insert_numbered",
@@ -28,6 +30,16 @@ __all__ = [
 
 # A service's padding is at most 1,440 minutes (slotwise.model.catalog.Service).
 _LONGEST_PADDING = timedelta(days=1)
+
+
+class ReadAgain(StoreError):
+    """
+    A read that must run again from the start on a new view: it went on after the view it
+    announced as ended (:func:`last_read`), or the configuration it was answered from turned out
+    older than its view's (``slotwise.storage.configuration.confirmed``). Never reaches a caller
+    of :func:`slotwise.storage.replicas.lagging_read`, which runs the read again on a view that
+    reads the configuration version first and ends as usual.
+    """
 
 
 def prefetch(reader: Reader, wanted: Iterable[tuple[type[Any], str | None]]) -> None:

@@ -16,6 +16,13 @@ Why it is safe across processes and hosts: a request reads the version first, so
 committed before the request began is always seen (the version differs, the configuration is
 read again). The configuration is read *after* the version it is labelled with, so a label is
 never newer than its contents: a change committed in between only costs one more reload.
+
+A lag-tolerant read on a store whose reads ride (``SQLStore`` on PostgreSQL and MariaDB) may
+instead ask for the version *with* its first read (``checked_later``): it is answered from the
+configuration held meanwhile, and :func:`confirmed` checks the version of the same snapshot
+before the answer (or an error) leaves the read; an older configuration makes the read run again
+from the start (``ReadAgain``), reading the version first. Nothing answered from a stale
+configuration ever reaches the caller, and a warm availability read is one round trip.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from typing import Any, Final, TypeVar, cast
 
 import attrs
 
+from slotwise.errors import StoreError
 from slotwise.model import (
     Allocation,
     ApiToken,
@@ -47,6 +55,7 @@ from slotwise.model import (
     ServiceGroup,
 )
 from slotwise.storage.batched import (
+    ReadAgain,
     appointments_occupying,
     insert_new,
     insert_numbered,
@@ -64,6 +73,7 @@ __all__ = [
     "ConfigurationCache",
     "company_of",
     "configuration_version",
+    "confirmed",
 ]
 
 CONFIGURATION_KINDS: Final[frozenset[type[Any]]] = frozenset(
@@ -87,6 +97,7 @@ _LOCATED: Final = frozenset(
 )
 
 _W = TypeVar("_W", Block, Allocation)
+_T = TypeVar("_T")
 
 
 def company_of(record: Record) -> str:
@@ -179,16 +190,44 @@ class ConfigurationCache:
     def __repr__(self) -> str:
         return f"ConfigurationCache(companies={self._companies})"
 
-    def reader(self, reader: Reader, company_id: str) -> Reader:
+    def reader(self, reader: Reader, company_id: str, *, checked_later: bool = False) -> Reader:
         """
         Return a reader answering *company_id*'s configuration reads from this cache.
 
         Reads one version from *reader* (and the whole configuration when it changed). A store
         that keeps no versions gets *reader* back unchanged. Use it only on a read-only view:
         configuration read inside a unit of work that writes may never commit.
+
+        With *checked_later*, for a read that ``lagging_read`` runs and that returns through
+        :func:`confirmed`: when the cache holds the company and *reader*'s store can ask for
+        the version with its next round trip, the version is not read first; it is checked
+        when it arrives (see the module's docstring).
         """
+        if checked_later:
+            with self._lock:
+                held = self._held.get(company_id)
+            ask_ahead = getattr(reader, "configuration_version_ahead", None)
+            if held is not None and ask_ahead is not None:
+                cached = CachedReader(reader, held)
+                cached._unconfirmed = True
+                if ask_ahead(company_id, lambda version: self._arrived(cached, version)):
+                    return cached
         held = self.configuration(reader, company_id)
         return reader if held is None else CachedReader(reader, held)
+
+    def _arrived(self, cached: CachedReader, version: int) -> None:
+        """Check the version a read asked for ahead against what *cached* answered from."""
+        cached._unconfirmed = False
+        held = cached._configuration
+        if version == held.version:
+            return
+        with self._lock:
+            if self._held.get(held.company_id) is held:
+                del self._held[held.company_id]  # the read runs again and loads the new one
+        raise ReadAgain(
+            f"company {held.company_id}'s configuration changed (version {held.version} held, "
+            f"{version} read)"
+        )
 
     def configuration(self, reader: Reader, company_id: str) -> Configuration | None:
         """
@@ -228,6 +267,28 @@ class ConfigurationCache:
         return CachedUnit(tx, cached._configuration)
 
 
+def confirmed(reader: Reader, read: Callable[[], _T]) -> _T:
+    """
+    Return ``read()``, an answer (or raise its error) only once *reader*'s configuration is
+    known to be its view's: a :class:`CachedReader` made with ``checked_later`` confirms the
+    version it asked for ahead first (``ReadAgain`` when the configuration changed, for
+    ``lagging_read`` to run the read again). A store's failure is raised as it is.
+    """
+    try:
+        answer = read()
+    except StoreError:
+        raise
+    except Exception:
+        # An error decided on the held configuration (a service not found, not the
+        # principal's) stands only if that configuration is the view's.
+        if isinstance(reader, CachedReader):
+            reader.confirm()
+        raise
+    if isinstance(reader, CachedReader):
+        reader.confirm()
+    return answer
+
+
 class CachedReader:
     """
     A :class:`~slotwise.storage.protocol.Reader` whose configuration reads of one company come
@@ -237,6 +298,19 @@ class CachedReader:
     def __init__(self, reader: Reader, configuration: Configuration) -> None:
         self._reader = reader
         self._configuration = configuration
+        self._unconfirmed = False
+        """Whether the version asked for ahead has not arrived yet (``checked_later``)."""
+
+    def confirm(self) -> None:
+        """
+        Make sure the version asked for ahead has arrived and matched (``ReadAgain`` when not);
+        nothing to do for a reader that read the version first.
+        """
+        if self._unconfirmed:
+            # Sends what waits to ride, the version asked for ahead among it.
+            configuration_version(self._reader, self._configuration.company_id)
+            if self._unconfirmed:
+                raise StoreError("the configuration version asked for ahead was never answered")
 
     def get(self, kind: type[R], record_id: str, /) -> R | None:
         if kind in CONFIGURATION_KINDS:

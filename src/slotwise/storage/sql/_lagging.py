@@ -12,10 +12,10 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, TypeVar
 
 from slotwise.errors import StoreUnavailable
+from slotwise.storage.batched import ReadAgain
 from slotwise.storage.replicas import current_consistency
 
 from ._replicas import ReplicaSet
-from ._unit_base import ViewEnded
 from ._units import SQLReader
 
 if TYPE_CHECKING:
@@ -73,10 +73,11 @@ def _on_primary(store: SQLStore, read: Callable[[SQLReader], T]) -> T:
     with store._read(pinged=False) as reader:
         try:
             return read(reader)
-        except ViewEnded:
-            # The read went on after the one it announced as its last: it runs again on a
-            # view that ends as usual, so that all of it sees one snapshot.
-            logger.debug("a read went on after its view ended; the read runs again")
+        except ReadAgain as again:
+            # The read went on after the one it announced as its last, or its cached
+            # configuration turned out older than its view's: it runs again on a view that
+            # reads the version first and ends as usual, so that all of it sees one snapshot.
+            logger.debug("%s; the read runs again", again.message)
         except StoreUnavailable:
             if not isinstance(reader._failure, StoreUnavailable):
                 raise  # not this connection's failure

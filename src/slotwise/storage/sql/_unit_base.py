@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from sqlalchemy import Connection, Engine
 
 from slotwise.errors import ConflictError, DuplicateRecord, StoreError
+from slotwise.storage.batched import ReadAgain
 from slotwise.storage.protocol import R
 
 from ._codec import decode
@@ -24,7 +25,7 @@ __all__ = ["UnitBase", "UnitHost", "ViewEnded"]
 logger = logging.getLogger("slotwise.storage")
 
 
-class ViewEnded(StoreError):
+class ViewEnded(ReadAgain):
     """
     A read asked of a reader whose view already ended with the read announced as its last
     (``slotwise.storage.batched.last_read``); ``lagging_read`` then runs the read again.

@@ -4,7 +4,7 @@ The reads of ``SQLStore`` on one connection: its ``Reader``.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from datetime import datetime
 from typing import Any
 
@@ -74,6 +74,23 @@ class SQLReader(RangeReads):
         """
         rows = self._rows(_VERSION, {"company_id": company_id})
         return int(rows[0][0]) if rows else 0
+
+    def configuration_version_ahead(self, company_id: str, answered: Callable[[int], None]) -> bool:
+        """
+        Ask for *company_id*'s configuration version with this view's next round trip; tell
+        whether it was (then *answered* gets it when that round trip is answered). Only a view
+        whose reads ride and that a lag-tolerant read may run again (``ReadAgain``) asks ahead:
+        the configuration cache answers from what it holds meanwhile and checks the version
+        when it arrives (``slotwise.storage.configuration.confirmed``).
+        """
+        if not (self._riding and self._may_end):
+            return False
+        self._read_ahead(
+            _VERSION,
+            {"company_id": company_id},
+            lambda rows: answered(int(rows[0][0]) if rows else 0),
+        )
+        return True
 
     def prefetch(self, wanted: Collection[tuple[type[Any], str]], /) -> None:
         """
