@@ -8,24 +8,54 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Collection, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, TypeVar
 
 from slotwise.errors import StoreUnavailable
 from slotwise.storage.batched import ReadAgain
 from slotwise.storage.replicas import current_consistency
 
+from ._operating import unpinged
 from ._replicas import ReplicaSet
 from ._units import SQLReader
 
 if TYPE_CHECKING:
     from ._store import SQLStore
 
-__all__ = ["read_on_replicas", "replica_view"]
+__all__ = ["primary_view", "read_on_replicas", "replica_view"]
 
 T = TypeVar("T")
 
 logger = logging.getLogger("slotwise.storage")
+
+
+@contextmanager
+def primary_view(store: SQLStore, *, pinged: bool) -> Iterator[SQLReader]:
+    """
+    Yield a reader on one snapshot of the primary (a read-only transaction); with *pinged*
+    ``False`` its connection is checked out of the pool without the liveness ping.
+    """
+    options = store._dialect.read_options(store._engine.dialect.driver)
+    with nullcontext() if pinged else unpinged():
+        conn = store._connect(options, "opening a read")
+    reader: SQLReader | None = None
+    try:
+        reader = SQLReader(store, conn)
+        opening = store._dialect.read_opening(conn)
+        if opening:  # BEGIN rides with the first read
+            reader._opening, reader._riding = opening, True
+        else:
+            try:
+                store._dialect.begin_read(conn)
+            except Exception as error:
+                raise store._dialect.translate(error, "beginning a read") from error
+            reader._direct = store._dialect.reads_direct(conn)
+        yield reader
+    finally:
+        # The reader's connection: another when its first round trip found this one lost.
+        if reader is not None and reader._ended:
+            store._dialect.ended(reader._conn)
+        store._release(conn if reader is None else reader._conn)
 
 
 def read_on_replicas(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Collection, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from typing import Any, TypeVar
 
 from sqlalchemy import URL, Connection, Engine
@@ -19,7 +19,7 @@ from slotwise.errors import (
 )
 
 from ._dialects import Dialect, dialect_for
-from ._lagging import read_on_replicas, replica_view
+from ._lagging import primary_view, read_on_replicas, replica_view
 from ._lifecycle import UnitLifecycle
 from ._operating import (
     POOL_MODES,
@@ -28,7 +28,6 @@ from ._operating import (
     check_sqlite_file,
     make_engine,
     parse_url,
-    unpinged,
 )
 from ._replicas import ReplicaSet, open_replicas
 from ._units import SQLReader
@@ -258,31 +257,9 @@ class SQLStore:
         # checkout's ping would be one round trip more for nothing.
         return self._read(pinged=not self._dialect.reads_ride(self._engine))
 
-    @contextmanager
-    def _read(self, *, pinged: bool) -> Iterator[SQLReader]:
+    def _read(self, *, pinged: bool) -> AbstractContextManager[SQLReader]:
         """:meth:`read`; with *pinged* ``False`` on a pooled connection not pinged first."""
-        driver = self._engine.dialect.driver
-        options = self._dialect.read_options(driver)
-        with nullcontext() if pinged else unpinged():
-            conn = self._connect(options, "opening a read")
-        reader: SQLReader | None = None
-        try:
-            reader = SQLReader(self, conn)
-            opening = self._dialect.read_opening(conn)
-            if opening:  # BEGIN rides with the first read
-                reader._opening, reader._riding = opening, True
-            else:
-                try:
-                    self._dialect.begin_read(conn)
-                except Exception as error:
-                    raise self._dialect.translate(error, "beginning a read") from error
-                reader._direct = self._dialect.reads_direct(conn)
-            yield reader
-        finally:
-            # The reader's connection: another when its first round trip found this one lost.
-            if reader is not None and reader._ended:
-                self._dialect.ended(reader._conn)
-            self._release(conn if reader is None else reader._conn)
+        return primary_view(self, pinged=pinged)
 
     def replica_read(self, read: Callable[[SQLReader], T], /) -> T:
         """
