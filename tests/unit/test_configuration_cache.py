@@ -193,3 +193,17 @@ class TestCheckedLater:
             cached = cache.reader(reader, service.company_id, checked_later=True)
             assert isinstance(cached, CachedReader)
             assert not cached._unconfirmed
+
+    def test_a_confirmed_answer_keeps_its_company_most_recently_used(self):
+        """With room for one more, the company whose version arrived matching is not the one evicted."""
+        cache, store, service, version = self._held()
+        scheduler = Scheduler(store, clock=ManualClock(START), ids=SequentialIds("b-"))
+        other = scheduler.create_company(name="Other", timezone="Europe/London").id
+        with store.read() as reader:
+            cache.configuration(reader, other)  # the other company now most recently used
+        ahead = _AheadReader(store, version)
+        reader = cache.reader(ahead, service.company_id, checked_later=True)  # type: ignore[arg-type]
+
+        confirmed(reader, lambda: reader.get(Service, service.id))
+
+        assert [other, service.company_id] == list(cache._held)

@@ -13,6 +13,7 @@ import sqlalchemy
 
 from slotwise.errors import InconsistentFields, InvalidFormat, OutOfRange
 from slotwise.model import Company
+from slotwise.storage.batched import ReadAgain
 from slotwise.storage.memory import MemoryStore
 from slotwise.storage.replicas import (
     GTIDPosition,
@@ -205,6 +206,26 @@ def test_lagging_read_on_a_store_without_replicas_is_its_read():
         plain_kind = type(plain)
 
     assert (plain_kind, None) == kinds
+
+
+def test_lagging_read_runs_a_read_again_once_when_it_must_read_again():
+    """A store without replicas: ReadAgain from the read runs it once more on a new view."""
+    store = MemoryStore()
+    attempts: list[int] = []
+
+    def read(reader: object) -> int:
+        attempts.append(len(attempts))
+        if len(attempts) == 1:
+            raise ReadAgain("the view ended early")
+        return len(attempts)
+
+    assert 2 == lagging_read(store, read)
+
+    def always(reader: object) -> int:
+        raise ReadAgain("again and again")
+
+    with pytest.raises(ReadAgain):
+        lagging_read(store, always)
 
 
 def test_lagging_read_as_a_context_manager_is_deprecated_and_still_reads():

@@ -36,9 +36,10 @@ class ReadAgain(StoreError):
     """
     A read that must run again from the start on a new view: it went on after the view it
     announced as ended (:func:`last_read`), or the configuration it was answered from turned out
-    older than its view's (``slotwise.storage.configuration.confirmed``). Never reaches a caller
-    of :func:`slotwise.storage.replicas.lagging_read`, which runs the read again on a view that
-    reads the configuration version first and ends as usual.
+    older than its view's (``slotwise.storage.configuration.confirmed``).
+    :func:`slotwise.storage.replicas.lagging_read` runs the read again on a new view, which
+    reads the configuration version first (the cache let the older one go) and, on
+    ``SQLStore``, ends as usual; only a read that fails so a second time raises it.
     """
 
 

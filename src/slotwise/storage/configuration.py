@@ -219,11 +219,15 @@ class ConfigurationCache:
         """Check the version a read asked for ahead against what *cached* answered from."""
         cached._unconfirmed = False
         held = cached._configuration
-        if version == held.version:
-            return
         with self._lock:
             if self._held.get(held.company_id) is held:
-                del self._held[held.company_id]  # the read runs again and loads the new one
+                # Most recently used last, as a version read first would leave it; a newer
+                # version: the read runs again and loads the new one.
+                del self._held[held.company_id]
+                if version == held.version:
+                    self._held[held.company_id] = held
+        if version == held.version:
+            return
         raise ReadAgain(
             f"company {held.company_id}'s configuration changed (version {held.version} held, "
             f"{version} read)"

@@ -40,6 +40,7 @@ from typing import TypeAlias, TypeVar, overload
 import attrs
 
 from slotwise.errors import InvalidFormat
+from slotwise.storage.batched import ReadAgain
 from slotwise.storage.protocol import Reader, Store
 
 __all__ = [
@@ -272,5 +273,10 @@ def lagging_read(
     if read_replica is not None:
         answer: T = read_replica(read)
         return answer
+    with store.read() as reader:
+        try:
+            return read(reader)
+        except ReadAgain:
+            pass  # the view ended early, or its cached configuration was older: once more
     with store.read() as reader:
         return read(reader)
