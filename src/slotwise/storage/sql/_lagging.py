@@ -93,12 +93,14 @@ def _on_primary(store: SQLStore, read: Callable[[SQLReader], T]) -> T:
     Return ``read(reader)`` on the primary, on a pooled connection not pinged first (the ping is
     a round trip): when that connection turns out dead (``StoreUnavailable`` from one of its
     statements: the server restarted, the backend was terminated), *read* runs again from the
-    start on a pinged connection, so a connection dropped while pooled still costs no failed
-    read (what the ping is for). An unreachable server fails the second attempt. Where the
-    read's first round trip rides (PostgreSQL, MariaDB on the store's own engine), a connection
-    found dead by that round trip is replaced below, in the unit's own resend
-    (``_unit_base._reconnected``); this re-run is for a read that fails after it, or when
-    that replacement cannot connect.
+    start on a view ``store.read()`` opens (pinged, or where reads ride, one whose first round
+    trip replaces a dead connection by a pinged one), so a connection dropped while pooled
+    still costs no failed read (what the ping is for). An unreachable server fails the second
+    attempt. Where the read's first round trip rides (PostgreSQL, MariaDB on the store's own
+    engine), a connection found dead by that round trip is replaced below, in the unit's own
+    resend (``_unit_base._reconnected``); this re-run is for a read that fails after it, or
+    when that replacement cannot connect. ``ReadAgain`` (the view ended before the read did, or
+    the cached configuration was older than the view's) runs it again the same way.
     """
     with store._read(pinged=False) as reader:
         try:
