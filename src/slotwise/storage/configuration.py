@@ -220,12 +220,7 @@ class ConfigurationCache:
         cached._unconfirmed = False
         held = cached._configuration
         with self._lock:
-            if self._held.get(held.company_id) is held:
-                # Most recently used last, as a version read first would leave it; a newer
-                # version: the read runs again and loads the new one.
-                del self._held[held.company_id]
-                if version == held.version:
-                    self._held[held.company_id] = held
+            self._kept(held.company_id, version)  # a newer version: the read runs again, loads it
         if version == held.version:
             return
         raise ReadAgain(
@@ -243,10 +238,9 @@ class ConfigurationCache:
         if version is None:
             return None
         with self._lock:
-            held = self._held.pop(company_id, None)
-            if held is not None and held.version == version:
-                self._held[company_id] = held  # most recently used last
-                return held
+            held = self._kept(company_id, version)
+        if held is not None:
+            return held
         # Read outside the lock: other companies' requests need not wait for this one.
         fresh = Configuration.read(reader, company_id, version)
         with self._lock:
@@ -255,6 +249,17 @@ class ConfigurationCache:
             while len(self._held) > self._companies:
                 del self._held[next(iter(self._held))]
         return fresh
+
+    def _kept(self, company_id: str, version: int) -> Configuration | None:
+        """
+        Return *company_id*'s configuration held at *version*, now the most recently used;
+        one held at another version is let go. The caller holds the lock.
+        """
+        held = self._held.pop(company_id, None)
+        if held is None or held.version != version:
+            return None
+        self._held[company_id] = held  # most recently used last
+        return held
 
     def unit(self, tx: Transaction, company_id: str) -> Transaction:
         """

@@ -102,7 +102,7 @@ def _on_primary(store: SQLStore, read: Callable[[SQLReader], T]) -> T:
     when that replacement cannot connect. ``ReadAgain`` (the view ended before the read did, or
     the cached configuration was older than the view's) runs it again the same way.
     """
-    with store._read(pinged=False) as reader:
+    with primary_view(store, pinged=False) as reader:
         try:
             return read(reader)
         except ReadAgain as again:

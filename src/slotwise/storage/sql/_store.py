@@ -255,11 +255,7 @@ class SQLStore:
         """Yield a reader on one snapshot (a read-only transaction)."""
         # Where reads ride, the first round trip replaces a connection lost while pooled: the
         # checkout's ping would be one round trip more for nothing.
-        return self._read(pinged=not self._dialect.reads_ride(self._engine))
-
-    def _read(self, *, pinged: bool) -> AbstractContextManager[SQLReader]:
-        """:meth:`read`; with *pinged* ``False`` on a pooled connection not pinged first."""
-        return primary_view(self, pinged=pinged)
+        return primary_view(self, pinged=not self._dialect.reads_ride(self._engine))
 
     def replica_read(self, read: Callable[[SQLReader], T], /) -> T:
         """

@@ -4,7 +4,7 @@ The reads of ``SQLStore`` on one connection: its ``Reader``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -72,8 +72,7 @@ class SQLReader(RangeReads):
         Return *company_id*'s configuration version (decision 49; 0 before its first
         configuration write): one primary-key read, for ``slotwise.storage.configuration``.
         """
-        rows = self._rows(_VERSION, {"company_id": company_id})
-        return int(rows[0][0]) if rows else 0
+        return _version_of(self._rows(_VERSION, {"company_id": company_id}))
 
     def configuration_version_ahead(self, company_id: str, answered: Callable[[int], None]) -> bool:
         """
@@ -86,9 +85,7 @@ class SQLReader(RangeReads):
         if not (self._riding and self._may_end):
             return False
         self._read_ahead(
-            _VERSION,
-            {"company_id": company_id},
-            lambda rows: answered(int(rows[0][0]) if rows else 0),
+            _VERSION, {"company_id": company_id}, lambda rows: answered(_version_of(rows))
         )
         return True
 
@@ -239,3 +236,8 @@ class SQLReader(RangeReads):
     def _children(self, kind: type[R], appointment_id: str) -> list[R]:
         statement = _STATEMENTS[kind]["appointment_id"]
         return self._records(kind, statement, {"appointment_id": appointment_id})
+
+
+def _version_of(rows: Sequence[Any]) -> int:
+    """The version a configuration-version read's rows hold (0 before the first write)."""
+    return int(rows[0][0]) if rows else 0
