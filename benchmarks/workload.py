@@ -166,7 +166,9 @@ class Workload:
             round_robin=RoundRobin.NONE,
             interval=self.interval,
         )
-        return [(slot.resource_id, slot.start) for slot in result.available_times]
+        # Two columns of the answer, read without building a Slot record per slot.
+        slots = result.available_times
+        return list(zip(slots.column("resource_id"), slots.column("start"), strict=True))
 
     def timed(self, repeat: int) -> tuple[float, list[tuple[str | None, datetime]]]:
         """Return the best wall time of *repeat* queries, in milliseconds, and the last slots."""

@@ -19,6 +19,7 @@ from slotwise.availability.results import Day as Day
 from slotwise.availability.results import DayAvailability as DayAvailability
 from slotwise.availability.results import Reason as Reason
 from slotwise.availability.results import Slot as Slot
+from slotwise.availability.results import Slots as Slots
 from slotwise.availability.results import UnavailableTime as UnavailableTime
 from slotwise.availability.results import UnavailableTimes as UnavailableTimes
 from slotwise.booking.service import AppointmentOperations as AppointmentOperations
@@ -270,6 +271,7 @@ __all__ = [
     "NoCalendarAuthorizer",
     "Reason",
     "Slot",
+    "Slots",
     "UnavailableTime",
     "UnavailableTimes",
     # Booking

@@ -89,6 +89,7 @@ from .results import (
     UnavailableTime,
     UnavailableTimes,
 )
+from .slots import Slots
 from .snapshot import Snapshot
 
 __all__ = [
@@ -136,7 +137,7 @@ def available_times(snapshot: Snapshot, query: AvailabilityQuery, now: datetime)
         days = tuple(calc.day(day) for day in calc.dates(query.start_date, query.day_availability))
     if query.first_day_available:
         first = next((day.date for day in days if day.available), None)
-        times = calc.slots(first, first) if first is not None else []
+        times = calc.slots(first, first) if first is not None else Slots()
     else:
         times = calc.slots(query.start_date, query.end_date)
     available_dates = [day.date for day in days if day.available]
@@ -161,7 +162,7 @@ def available_times(snapshot: Snapshot, query: AvailabilityQuery, now: datetime)
         tz_requested=query.tz_offset,
         first_available_date=min(available_dates, default=None),
         available_days=days,
-        available_times=tuple(times),
+        available_times=times,
         names=names_of(calc),
         zone_name=str(calc.output.tz),
         resources=tuple(res.id for res in calc.candidates),

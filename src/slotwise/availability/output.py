@@ -35,7 +35,7 @@ class _Output:
         )
         self._walls: dict[int, tuple[datetime, date, int, str]] = {}
         self._instants: dict[int, datetime] = {}
-        self.slot_cache: dict[int, tuple[datetime, datetime, date, int, str]] = {}
+        self.slot_cache: dict[int, tuple[datetime, datetime, date, int, str, int]] = {}
 
     def instant(self, minute: int) -> datetime:
         """Return the datetime of *minute* in the output zone."""
@@ -57,8 +57,10 @@ class _Output:
             )
         return found
 
-    def slot_times(self, minute: int, duration: int) -> tuple[datetime, datetime, date, int, str]:
-        """Return ``(start, end, date, HHMM, display text)`` of a slot starting at *minute*."""
+    def slot_times(
+        self, minute: int, duration: int
+    ) -> tuple[datetime, datetime, date, int, str, int]:
+        """Return ``(start, end, date, HHMM, display text, duration)`` of a slot at *minute*."""
         found = self.slot_cache.get(minute)
         if found is None:
             moment = self.instant(minute)
@@ -72,6 +74,7 @@ class _Output:
                 moment.date(),
                 hhmm,
                 display,
+                duration,
             )
         return found
 

@@ -6,7 +6,7 @@ Field names follow the spec's response elements in snake_case (decisions 14 and 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import date, datetime
 from typing import Any
 
@@ -26,6 +26,7 @@ from .grid import (
     title_text,
     unavailable_html,
 )
+from .slots import Slot, Slots
 
 __all__ = [
     "AvailableTimes",
@@ -34,6 +35,7 @@ __all__ = [
     "Named",
     "Reason",
     "Slot",
+    "Slots",
     "UnavailableTime",
     "UnavailableTimes",
 ]
@@ -83,61 +85,9 @@ class Named:
         return None if entity_id is None else self._names.get(entity_id, entity_id)
 
 
-class _SlotLayout:
-    """
-    The base that lays out :class:`Slot`'s memory: a weak-reference slot, then the fields.
-
-    ``Slot`` declares no slot of its own (attrs reuses these), so a plain class of this layout
-    can be filled in with plain stores and then turned into a ``Slot`` by ``__class__``
-    assignment: CPython allows that between classes that add nothing to one common base, and
-    proves it without comparing their slots (``_slots.build_slots`` relies on it). The names
-    are ``Slot``'s fields (``_slots`` checks that on import).
-    """
-
-    __slots__ = (
-        "__weakref__",
-        "allowable_bookings",
-        "allowable_capacity",
-        "available_bookings",
-        "available_capacity",
-        "date",
-        "display_time",
-        "duration",
-        "end",
-        "resource_id",
-        "resource_ids",
-        "start",
-        "time",
-        "travel_appointment_id",
-        "travel_time_mins",
-    )
-
-
-@attrs.frozen(kw_only=True)
-class Slot(_SlotLayout):
-    """
-    One bookable time (an element of ``availableTimes``).
-
-    ``start``/``end`` carry the requested zone; ``date``, ``time`` (HHMM) and ``display_time``
-    are wall values in that zone.
-
-    .. versionadded:: 0.1
-    """
-
-    start: datetime
-    end: datetime
-    date: date
-    time: int
-    display_time: str
-    duration: int
-    allowable_bookings: int
-    available_bookings: int
-    allowable_capacity: int
-    available_capacity: int
-    resource_id: str | None
-    resource_ids: tuple[str, ...]
-    travel_time_mins: int = 0
-    travel_appointment_id: str | None = None
+def _as_slots(slots: Iterable[Slot]) -> Slots:
+    """Return *slots* as :class:`Slots` (records made elsewhere are held as they are)."""
+    return slots if isinstance(slots, Slots) else Slots(slots)
 
 
 @attrs.frozen(kw_only=True, repr=False)
@@ -168,7 +118,8 @@ class AvailableTimes(Named, Tabular):
     tz_requested: int | None
     first_available_date: date | None
     available_days: tuple[Day, ...]
-    available_times: tuple[Slot, ...]
+    available_times: Slots = attrs.field(converter=_as_slots)
+    """The slots, sorted by start then resource (:class:`Slots`: columns, records built when read)."""
     object: str = "availableTimes"
     _names: Mapping[str, str] = attrs.field(factory=dict, eq=False, alias="names")
     """Names by id: the candidate resources, the service and the location (for people, not the wire)."""
@@ -179,7 +130,7 @@ class AvailableTimes(Named, Tabular):
     _row_class = Slot
     _extra_columns = ("resource_name",)
 
-    def _rows(self) -> tuple[Any, ...]:
+    def _rows(self) -> Iterable[Any]:
         return self.available_times
 
     def _zone(self) -> str:

@@ -15,7 +15,6 @@ from slotwise.model import (
     RoundRobin,
 )
 
-from ._slots import build_slots
 from ._sweep import sweep
 from .open_time import _OpenTime
 from .records import (
@@ -25,7 +24,7 @@ from .records import (
     _offer_start,
     _Resource,
 )
-from .results import Slot
+from .slots import Slots, build_slots
 
 
 class _Offers(_OpenTime):
@@ -149,12 +148,12 @@ class _Offers(_OpenTime):
             )
         return found
 
-    def slots(self, first: date, last: date) -> list[Slot]:
+    def slots(self, first: date, last: date) -> Slots:
         """Return the slots of the dates ``first..last``, sorted by start then resource."""
         candidates = self.candidates
         starts: list[int] = []
         figures: list[_Figures] = []
-        ids: list[tuple[str, ...]] = []
+        owners: list[tuple[str, tuple[str, ...]]] = []
         if (
             len(self.named) > 1
             or (len(candidates) > 1 and not self.named and self.round_robin is not RoundRobin.NONE)
@@ -162,12 +161,20 @@ class _Offers(_OpenTime):
             or last > self.last
         ):
             # One pick per time among the resources, or all named ones together: date by date.
+            # A slot's owner pair (resource id, resource ids), one per distinct ids.
+            owner_of: dict[tuple[str, ...], tuple[str, tuple[str, ...]]] = {}
             for day in self.dates(first, (last - first).days + 1):
                 for offer in self.day_offers(self.day_record(day)):
+                    ids = offer[6]
+                    owner = owner_of.get(ids)
+                    if owner is None:
+                        owner = owner_of[ids] = (ids[0], ids)
                     starts.append(offer[0])
                     figures.append((offer[2], offer[3], offer[4], offer[5]))
-                    ids.append(offer[6])
-            return build_slots(range(len(starts)), starts, figures, ids, self.output, self.duration)
+                    owners.append(owner)
+            return build_slots(
+                range(len(starts)), starts, figures, owners, self.output, self.duration
+            )
         # Every free resource at every time: each resource's starts over all the dates at once.
         low_at = self.day_record(first).start
         high_at = self.day_record(last).end
@@ -177,11 +184,11 @@ class _Offers(_OpenTime):
             high = bisect.bisect_left(found, high_at, low)
             starts += found[low:high]
             figures += figured[low:high]
-            ids += itertools.repeat(res.ids, high - low)
+            owners += itertools.repeat((res.id, res.ids), high - low)
         # The resources come in rank order, so a stable sort on the start orders by (start, rank).
         order = (
             sorted(range(len(starts)), key=starts.__getitem__)
             if len(candidates) > 1
             else range(len(starts))
         )
-        return build_slots(order, starts, figures, ids, self.output, self.duration)
+        return build_slots(order, starts, figures, owners, self.output, self.duration)

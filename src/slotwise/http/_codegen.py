@@ -23,7 +23,16 @@ from typing import Any, Union, get_args, get_origin
 
 import attrs
 
-__all__ = ["Converter", "Nested", "builtins", "compile_record", "converter", "identity", "local"]
+__all__ = [
+    "Converter",
+    "Nested",
+    "builtins",
+    "compile_record",
+    "converter",
+    "generic",
+    "identity",
+    "local",
+]
 
 Converter = Callable[[Any], Any]
 Nested = Callable[[type, bool], Converter]
@@ -67,15 +76,35 @@ def builtins(nested: Nested, *, build: bool) -> Converter:
             return value if build else value.value
         if isinstance(value, abc.Mapping):
             return {key: convert(item) for key, item in value.items()}
-        if isinstance(value, list | tuple | frozenset | set):
+        if isinstance(value, list | tuple | frozenset | set | abc.Sequence) and not isinstance(
+            value, str | bytes
+        ):
             return [convert(item) for item in value]
         return value
 
     return convert
 
 
+def generic(hint: Any) -> Any:
+    """
+    Return *hint*, or ``Sequence[X]`` for a class of its own that is a ``Sequence[X]``.
+
+    A field may hold a sequence class of slotwise's (``Slots``, a ``Sequence[Slot]``): it
+    crosses the wire as the JSON array of its items.
+    """
+    if isinstance(hint, type) and issubclass(hint, abc.Sequence) and hint not in _BUILT_IN:
+        for base in getattr(hint, "__orig_bases__", ()):
+            if get_origin(base) is abc.Sequence:
+                return base
+    return hint
+
+
+_BUILT_IN = frozenset({str, bytes, tuple, list, range, memoryview, bytearray})
+
+
 def converter(hint: Any, nested: Nested, *, build: bool) -> Converter:
     """Return the converter of a record field declared as *hint* (:func:`identity`: none)."""
+    hint = generic(hint)
     origin = get_origin(hint)
     if origin is Union or origin is types.UnionType:
         members = [m for m in get_args(hint) if m is not types.NoneType]

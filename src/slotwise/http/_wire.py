@@ -49,7 +49,7 @@ from slotwise.model import (
 from slotwise.operations.locations import LocationSettingsEntry
 from slotwise.operations.resource_hours import ResourceWeeklyAvailability
 
-from ._codegen import Converter, compile_record, converter
+from ._codegen import Converter, compile_record, converter, generic
 
 __all__ = [
     "HIDDEN",
@@ -399,6 +399,7 @@ def _nested(kind: type, build: bool) -> Converter:
 
 def wire_type(hint: Any) -> Any:
     """Return the type the OpenAPI document shows for a record field declared as *hint*."""
+    hint = generic(hint)
     origin = get_origin(hint)
     if origin is Union or origin is types.UnionType:
         members = tuple(wire_type(m) for m in get_args(hint))
