@@ -192,3 +192,17 @@ class TestBuildSlots:
 
         assert slots._times[0] is slots._times[1]
         assert slots[0].start is slots[1].start
+
+    def test_one_offer_taken(self):
+        """A single offer taken out of order reads as its own slot."""
+        day = date(2023, 3, 26)
+        query = AvailabilityQuery(service_id="s", start_date=day, end_date=day, tz_offset=120)
+        output = _Output(query, "UTC")
+        minute = int(_START.timestamp()) // 60
+        owners = [("r2", ("r2",)), ("r1", ("r1",))]
+
+        slots = build_slots(
+            [1], [minute + 30, minute], [(1, 1, 1, 1), (2, 1, 4, 3)], owners, output, 30
+        )
+
+        assert list(slots) == [_EXPECTED]

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from datetime import date, datetime
 from typing import Any, Final, cast
 
@@ -26,6 +26,7 @@ from slotwise.model import (
 from slotwise.storage.listing import Listed, ListQuery, check_query
 from slotwise.storage.protocol import R
 
+from ._memory_indexes import StartIndex
 from ._memory_tables import (
     _NO_PADDING,
     MemoryTables,
@@ -128,32 +129,27 @@ class MemoryReader:
     ) -> list[Appointment]:
         store = self._store
         table = store._table(Appointment)
+        at_location = store._by_location.get(location_id)
+        if at_location is None:
+            return []
         if resource_ids is None:
-            found = store._by_location.get(location_id)
-            sources = [found] if found is not None else []
-        else:
-            indexes = store._by_resource
-            sources = [
-                found
-                for resource_id in set(resource_ids)
-                if (found := indexes.get(resource_id)) is not None
-            ]
+            return _overlapping(at_location, table, start, end, None, None)
+        wanted = set(resource_ids)
+        indexes = store._by_resource
+        sources = [found for rid in wanted if (found := indexes.get(rid)) is not None]
+        # The location's index holds every candidate in (start, id) order already: read it,
+        # keeping the appointments of the resources asked for, when its range is no longer
+        # than the resources' ranges together (many resources of one location: no merge, no
+        # sort); else merge the resources' own ranges (a few resources of a busy location).
+        spans = [found.between(start - found.longest, end) for found in sources]
+        low, high = at_location.between(start - at_location.longest, end)
+        if len(sources) > 1 and high - low <= sum(top - bottom for bottom, top in spans):
+            return _overlapping(at_location, table, start, end, None, wanted)
         # id -> the appointment: each once, however many of the resources it takes.
         seen: dict[str, Appointment] = {}
         for index in sources:
-            ids = index.ids
-            low, middle = index.between(start - index.longest, start)
-            high = index.between(start, end, middle)[1]
-            # Starting before the range: overlaps only when it ends inside it.
-            for record_id in ids[low:middle]:
-                appointment: Appointment = table[record_id]
-                if appointment.end > start and appointment.location_id == location_id:
-                    seen[record_id] = appointment
-            # Starting inside the range: overlaps (its end is after its start).
-            for record_id in ids[middle:high]:
-                appointment = table[record_id]
-                if appointment.location_id == location_id:
-                    seen[record_id] = appointment
+            for appointment in _overlapping(index, table, start, end, location_id, None):
+                seen[appointment.id] = appointment
         found_all = list(seen.values())
         if len(sources) > 1:
             # One index is already in (start, id) order, and a dict keeps insertion order.
@@ -308,4 +304,31 @@ def _forget(store: MemoryTables, record: Record) -> None:
 
 
 _start_and_id: Final = operator.attrgetter("start", "id")
-"""An appointment's ``(start, id)``: the order appointments are listed in (a C-level key)."""
+
+
+def _overlapping(
+    index: StartIndex,
+    table: Mapping[str, Any],
+    start: datetime,
+    end: datetime,
+    location_id: str | None,
+    resource_ids: set[str] | None,
+) -> list[Appointment]:
+    """
+    Return the appointments of *index* overlapping ``[start, end)``, in its (start, id) order:
+    with *location_id*, only those at that location; with *resource_ids*, only those taking
+    one of them.
+    """
+    ids = index.ids
+    low, middle = index.between(start - index.longest, start)
+    high = index.between(start, end, middle)[1]
+    get = table.__getitem__
+    # Starting before the range: overlaps only when it ends inside it; starting inside the
+    # range: overlaps (its end is after its start).
+    found: list[Appointment] = [a for a in map(get, ids[low:middle]) if a.end > start]
+    found += map(get, ids[middle:high])
+    if location_id is not None:
+        found = [a for a in found if a.location_id == location_id]
+    if resource_ids is not None:
+        found = [a for a in found if not resource_ids.isdisjoint(a.resource_ids)]
+    return found
