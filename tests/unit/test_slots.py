@@ -15,6 +15,7 @@ from slotwise.availability.output import _Output
 from slotwise.availability.query import AvailabilityQuery
 from slotwise.availability.slots import _described, build_slots, new_slot
 from slotwise.errors import InvalidChoice, InvalidFormat
+from slotwise.tables import flat_record
 
 _START = datetime(2023, 3, 26, 9, 0, tzinfo=UTC)
 _END = datetime(2023, 3, 26, 9, 30, tzinfo=UTC)
@@ -139,6 +140,16 @@ class TestSlots:
         every = held.columns()
         assert list(every) == [field.name for field in attrs.fields(Slot)]
         assert every["travel_appointment_id"] == [None, "a1"]
+
+    def test_records_are_the_flat_records(self, monkeypatch):
+        """records() gives the rows flat_record gives each Slot, building no Slot."""
+        held = Slots([_EXPECTED, _TRAVELLING])
+        expected = [flat_record(slot) for slot in held]
+        monkeypatch.setattr(slots_module, "new_slot", None)  # any record built would fail
+        monkeypatch.setattr(slots_module, "_drafted", None)
+
+        assert held.records() == expected
+        assert held.records()[0]["resource_ids"] == ["r1"]
 
     def test_unknown_column(self):
         """A name that is not a Slot field is refused, naming the fields."""

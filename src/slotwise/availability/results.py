@@ -139,6 +139,14 @@ class AvailableTimes(Named, Tabular):
     def _extra(self, row: dict[str, Any]) -> None:
         row["resource_name"] = self.name_of(row["resource_id"])
 
+    def _table(self) -> tuple[list[dict[str, Any]], set[str]]:
+        # The rows straight from the answer's columns (Slots.records): a slot holds no enum,
+        # so no column is a code column.
+        rows = self.available_times.records()
+        for row in rows:
+            self._extra(row)
+        return rows, set()
+
     @property
     def title(self) -> str:
         """

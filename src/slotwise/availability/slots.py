@@ -325,6 +325,21 @@ class Slots(Sequence[Slot]):
         """
         return {name: self.column(name) for name in names or _FIELDS}
 
+    def records(self) -> list[dict[str, Any]]:
+        """
+        Return one flat dict per slot, its fields by name (``resource_ids`` a list), in order,
+        building no ``Slot``: the rows ``AvailableTimes.records()`` and its DataFrames are made of.
+
+        .. versionadded:: 0.1
+        """
+        fields = _FIELDS
+        return [
+            dict(zip(fields, (*times, *figures, owner[0], list(owner[1]), *travel), strict=True))
+            for times, figures, owner, travel in zip(
+                self._times, self._figures, self._owners, self._travel, strict=True
+            )
+        ]
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Slots):
             return (
