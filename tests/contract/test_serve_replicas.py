@@ -83,10 +83,18 @@ class Replica:
             return conn.exec_driver_sql(statement).scalar()
 
     def caught_up(self) -> bool:
-        """Tell whether the replica has replayed all the primary wrote so far."""
+        """
+        Tell whether the replica has replayed all the primary wrote so far (not yet while it
+        has not replayed the test database's creation: it refuses a connection to it).
+        """
         with self.primary.connect() as conn:
             written = conn.exec_driver_sql("SELECT pg_current_wal_lsn()::text").scalar()
-        replayed = self.sql("SELECT pg_last_wal_replay_lsn()::text")
+        try:
+            replayed = self.sql("SELECT pg_last_wal_replay_lsn()::text")
+        except sqlalchemy.exc.OperationalError as error:
+            if "does not exist" not in str(error):
+                raise
+            return False
         return token_position(str(replayed)).covers(token_position(str(written)))
 
     def received_ahead(self) -> bool:
