@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import collections
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import attrs
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from slotwise._time import zone
 from slotwise.availability.calculator import (
@@ -618,6 +621,43 @@ class TestRoundRobin:
             )
         }
         assert {"r1"} == {rid for _, rid in pairs(self.two(), round_robin=RoundRobin.BALANCED)}
+
+    @given(
+        booked=st.lists(
+            st.tuples(
+                st.sampled_from(("r1", "r2", "r3")), st.sampled_from((900, 1000, 1100, 1300))
+            ),
+            unique=True,
+            max_size=10,
+        ),
+        keys=st.lists(st.integers(-1, 1), min_size=3, max_size=3),
+    )
+    def test_balanced_is_each_times_least_loaded_free_resource(
+        self, booked: list[tuple[str, int]], keys: list[int]
+    ):
+        """
+        Balanced equals, for each time of the none answer, the free resource with the fewest
+        appointments in the searched dates (a 13:00 one too), ties by sort key then id.
+        """
+        resources = tuple(
+            resource(rid, options=ResourceOptions(sort_key=key))
+            for rid, key in zip(("r1", "r2", "r3"), keys, strict=True)
+        )
+        snap = snapshot(
+            resources=resources,
+            appointments=tuple(
+                appointment(start, start + 100, resources=(rid,)) for rid, start in booked
+            ),
+        )
+        load = collections.Counter(rid for rid, _ in booked)
+        free: dict[str, list[str]] = {}
+        for hhmm, rid in pairs(snap, round_robin=RoundRobin.NONE):
+            free.setdefault(hhmm, []).append(str(rid))
+        rank = {res.id: (res.options.sort_key, res.id) for res in resources}
+
+        assert [
+            (hhmm, min(rids, key=lambda rid: (load[rid], rank[rid]))) for hhmm, rids in free.items()
+        ] == pairs(snap, round_robin=RoundRobin.BALANCED)
 
     def test_service_default_is_used_without_query_round_robin(self):
         """Without a round robin in the query, the service's setting applies."""

@@ -27,6 +27,11 @@ from .records import (
 from .slots import Slots, build_slots
 
 
+def _by_load(res: _Resource) -> tuple[int, int]:
+    """The balanced round robin's order (decision 12): fewest appointments, then rank."""
+    return res.load, res.index
+
+
 class _Offers(_OpenTime):
     """Bookable times per resource and per date, after the round robin (decisions 7-13)."""
 
@@ -100,6 +105,16 @@ class _Offers(_OpenTime):
             # sort on the start alone orders by (start, rank), with integer keys only.
             found.sort(key=_offer_start)
             return found
+        if self.round_robin is RoundRobin.BALANCED:
+            # Each time goes to its free resource of the fewest appointments (ties: rank). The
+            # loads are fixed for the query, so the resources are taken in that order once and
+            # each time keeps the first offer made for it.
+            first: dict[int, _Offer] = {}
+            keep = first.setdefault
+            for res in sorted(candidates, key=_by_load):
+                for offer in self.offers(record, res):
+                    keep(offer[0], offer)
+            return [first[start] for start in sorted(first)]
         by_start: dict[int, list[_Offer]] = {}
         for res in candidates:
             for offer in self.offers(record, res):
@@ -107,14 +122,10 @@ class _Offers(_OpenTime):
         chosen: list[_Offer] = []
         for start in sorted(by_start):
             free = by_start[start]  # in candidate order: sort key, then id
-            if self.round_robin is RoundRobin.BALANCED:
-                pick = min(free, key=lambda offer: (candidates[offer[1]].load, offer[1]))
-            else:
-                digest = hashlib.blake2b(
-                    self._random_seed() + start.to_bytes(8, "big", signed=True), digest_size=8
-                ).digest()
-                pick = free[int.from_bytes(digest, "big") % len(free)]
-            chosen.append(pick)
+            digest = hashlib.blake2b(
+                self._random_seed() + start.to_bytes(8, "big", signed=True), digest_size=8
+            ).digest()
+            chosen.append(free[int.from_bytes(digest, "big") % len(free)])
         return chosen
 
     def _random_seed(self) -> bytes:
