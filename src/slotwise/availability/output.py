@@ -5,6 +5,7 @@ in the output zone (the query's offset or zone, else the location's), each worke
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date, datetime, timedelta, timezone, tzinfo
 
 from slotwise._time import (
@@ -57,26 +58,27 @@ class _Output:
             )
         return found
 
-    def slot_times(
-        self, minute: int, duration: int
-    ) -> tuple[datetime, datetime, date, int, str, int]:
-        """Return ``(start, end, date, HHMM, display text, duration)`` of a slot at *minute*."""
-        found = self.slot_cache.get(minute)
-        if found is None:
-            moment = self.instant(minute)
+    def add_slot_times(self, minutes: Iterable[int], duration: int) -> None:
+        """
+        Put ``(start, end, date, HHMM, display text, duration)`` of a slot starting at each of
+        *minutes* (none of them there yet) into ``slot_cache``. :meth:`instant` is inline: every
+        start of an answer is worked out here, and a call per slot and instant cost as much as
+        the lookups.
+        """
+        instants, cache, tz = self._instants, self.slot_cache, self.tz
+        from_timestamp = datetime.fromtimestamp
+        for minute in minutes:
+            moment = instants.get(minute)
+            if moment is None:
+                moment = instants[minute] = from_timestamp(minute * 60, tz)
+            end = instants.get(minute + duration)
+            if end is None:
+                end = instants[minute + duration] = from_timestamp((minute + duration) * 60, tz)
             hhmm = moment.hour * 100 + moment.minute
             display = _DISPLAY.get(hhmm)
             if display is None:
                 display = _DISPLAY[hhmm] = clock_text(moment.hour, moment.minute)
-            found = self.slot_cache[minute] = (
-                moment,
-                self.instant(minute + duration),
-                moment.date(),
-                hhmm,
-                display,
-                duration,
-            )
-        return found
+            cache[minute] = (moment, end, moment.date(), hhmm, display, duration)
 
     def next_midnight(self, minute: int) -> int:
         """Return the first midnight of the output zone after *minute*."""

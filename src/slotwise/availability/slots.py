@@ -379,11 +379,10 @@ def build_slots(
     """
     Return the slots of the offers taken in *order*: ``starts[i]``, ``figures[i]``, ``owners[i]``.
 
-    Each distinct start's datetimes and wall values are worked out once (``output.slot_times``);
-    every slot refers to them.
+    Each distinct start's datetimes and wall values are worked out once
+    (``output.add_slot_times``); every slot refers to them.
     """
-    for start in set(starts).difference(output.slot_cache):
-        output.slot_times(start, duration)
+    output.add_slot_times(set(starts).difference(output.slot_cache), duration)
     times_at = output.slot_cache.__getitem__
     if not (isinstance(order, range) and order == range(len(starts))):
         # Reorder the columns in C: itemgetter(*order) picks the items in order at once.
