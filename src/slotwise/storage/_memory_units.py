@@ -141,10 +141,11 @@ class MemoryReader:
         # keeping the appointments of the resources asked for, when its range is no longer
         # than the resources' ranges together (many resources of one location: no merge, no
         # sort); else merge the resources' own ranges (a few resources of a busy location).
-        spans = [found.between(start - found.longest, end) for found in sources]
-        low, high = at_location.between(start - at_location.longest, end)
-        if len(sources) > 1 and high - low <= sum(top - bottom for bottom, top in spans):
-            return _overlapping(at_location, table, start, end, None, wanted)
+        if len(sources) > 1:
+            low, high = at_location.between(start - at_location.longest, end)
+            spans = [found.between(start - found.longest, end) for found in sources]
+            if high - low <= sum(top - bottom for bottom, top in spans):
+                return _overlapping(at_location, table, start, end, None, wanted)
         # id -> the appointment: each once, however many of the resources it takes.
         seen: dict[str, Appointment] = {}
         for index in sources:
@@ -304,6 +305,7 @@ def _forget(store: MemoryTables, record: Record) -> None:
 
 
 _start_and_id: Final = operator.attrgetter("start", "id")
+"""An appointment's ``(start, id)``: the order appointments are listed in (a C-level key)."""
 
 
 def _overlapping(
