@@ -61,6 +61,27 @@ def test_boundary_api() -> None:
     assert issubclass(refused, slotwise.SlotwiseError)
 
 
+def test_slots_api() -> None:
+    """An answer's slots: a sequence of Slot records, slices, columns and rows type-check."""
+    scheduler = Scheduler(clock=ManualClock(datetime(2026, 1, 1, tzinfo=UTC)), ids=SequentialIds())
+    company = scheduler.create_company(name="Typed Co", timezone="UTC")
+    workspace = scheduler.for_company(company.id)
+    workspace.locations.create(name="Centrum")
+    service = workspace.services.create(name="Cut", duration=60, reason="typed")
+    workspace.resources.create(name="Ana", reason="typed", linked_service_ids=[service.id])
+    week = workspace.availability.times(service.id, "2026-01-05", "2026-01-09")
+    slots: slotwise.Slots = week.available_times
+    first: slotwise.Slot = slots[0]
+    later: slotwise.Slots = slots[1:]
+    starts: list[datetime] = [slot.start for slot in slots]
+    column: list[object] = slots.column("start")
+    rows: list[dict[str, object]] = slots.records()
+
+    assert (first.start, len(later) + 1, column) == (starts[0], len(slots), starts)
+    assert rows[0]["start"] == first.start
+    assert set(slots.columns("start")) == {"start"}
+
+
 def test_token_api() -> None:
     """API tokens issue, authenticate and revoke with their public types."""
     scheduler = Scheduler(
