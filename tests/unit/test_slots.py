@@ -156,6 +156,12 @@ class TestSlots:
         with pytest.raises(InvalidChoice, match=r"name must be one of 'start'.*got 'starts'"):
             Slots().column("starts")
 
+    @pytest.mark.parametrize("name", [["start"], 3, None], ids=["list", "int", "none"])
+    def test_a_name_that_is_not_text(self, name):
+        """A name of another type (even an unhashable one) is refused the same way."""
+        with pytest.raises(InvalidChoice, match="name must be one of"):
+            Slots([_EXPECTED]).columns(name)
+
     def test_only_slots(self):
         """Anything but a Slot is refused, naming its position."""
         with pytest.raises(InvalidFormat, match=r"slots\[1\] must be a Slot"):

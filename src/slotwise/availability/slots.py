@@ -305,7 +305,7 @@ class Slots(Sequence[Slot]):
 
         .. versionadded:: 0.1
         """
-        where = _WHERE.get(name)
+        where = _WHERE.get(name) if isinstance(name, str) else None
         if where is None:
             raise InvalidChoice(field="name", allowed=_FIELDS, requested=name)
         group, index = where
