@@ -27,6 +27,7 @@ import attrs
 from slotwise.errors import MissingDependency
 
 __all__ = [
+    "Table",
     "Tabular",
     "appointments_html",
     "flat_record",
@@ -145,16 +146,42 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _datetime_zones(rows: list[dict[str, Any]]) -> dict[str, str]:
+Table = list[dict[str, Any]] | dict[str, list[Any]]
+"""A result's table: its rows (one flat dict each), or its columns (one list each, by name)."""
+
+
+def _column_of(table: Table, column: str) -> list[Any]:
+    """Return the values of *column* in *table*, one per row (``None`` where a row has none)."""
+    if isinstance(table, dict):
+        return table[column]
+    return [row.get(column) for row in table]
+
+
+def _is_empty(table: Table) -> bool:
+    if isinstance(table, dict):
+        return not table or not next(iter(table.values()))
+    return not table
+
+
+def _datetime_zones(table: Table) -> dict[str, str]:
     """Return the columns holding only datetimes, each with its zone (``UTC`` when mixed)."""
     zones: dict[str, set[str]] = {}
     other: set[str] = set()
-    for row in rows:
-        for column, value in row.items():
-            if isinstance(value, datetime):
-                zones.setdefault(column, set()).add(str(value.tzinfo))
-            elif value is not None:
+    if isinstance(table, dict):
+        for column, values in table.items():
+            present = [value for value in values if value is not None]
+            if present and all(isinstance(value, datetime) for value in present):
+                # The zone objects first (few, hashed by identity), then their names.
+                zones[column] = {str(tz) for tz in {value.tzinfo for value in present}}
+            elif present:
                 other.add(column)
+    else:
+        for row in table:
+            for column, value in row.items():
+                if isinstance(value, datetime):
+                    zones.setdefault(column, set()).add(str(value.tzinfo))
+                elif value is not None:
+                    other.add(column)
     return {
         column: found.pop() if len(found) == 1 else "UTC"
         for column, found in zones.items()
@@ -230,13 +257,14 @@ _PANDAS_DTYPES: Final[dict[str, str]] = {
 
 
 def frame_of(
-    rows: list[dict[str, Any]],
+    rows: Table,
     codes: Iterable[str],
     schema: Mapping[str, Kind] | None = None,
     zone: str = "UTC",
 ) -> Any:
     """
-    Return *rows* as a pandas DataFrame: zoned datetime columns, categorical codes.
+    Return *rows* (or a result's columns) as a pandas DataFrame: zoned datetime columns,
+    categorical codes.
 
     With a *schema*, the frame has its columns and dtypes even when *rows* is empty: datetimes
     are ``datetime64[us, zone]`` (*zone* when no row says), ``date`` columns
@@ -255,20 +283,29 @@ def frame_of(
             return pandas.DatetimeTZDtype(unit="us", tz=zones.get(column, zone))
         return pandas.Series([], dtype=_PANDAS_DTYPES[kind]).dtype
 
-    if not rows and schema:
+    if _is_empty(rows) and schema:
         return pandas.DataFrame(
             {
                 column: pandas.Series([], dtype=dtype(column, kind))
                 for column, kind in schema.items()
             }
         )
-    frame = pandas.DataFrame.from_records(rows, columns=list(schema) or None)
+    converted: dict[str, Any] = {}
     for column, target in zones.items():
-        values = [row.get(column) for row in rows]
-        converted = pandas.to_datetime(
+        values = _column_of(rows, column)
+        instants = pandas.to_datetime(
             [v.isoformat() if v is not None else None for v in values], utc=True
         ).tz_convert(target)
-        frame[column] = converted.as_unit("us") if schema else converted
+        converted[column] = instants.as_unit("us") if schema else instants
+    if isinstance(rows, dict):
+        # Columns: the datetime ones go in converted (pandas would convert them once more).
+        frame = pandas.DataFrame(
+            {column: converted.get(column, rows[column]) for column in schema or rows}
+        )
+    else:
+        frame = pandas.DataFrame.from_records(rows, columns=list(schema) or None)
+        for column, instants in converted.items():
+            frame[column] = instants
     for column, kind in schema.items():
         if kind == "date":
             frame[column] = pandas.to_datetime(frame[column]).astype("datetime64[s]")
@@ -281,13 +318,14 @@ def frame_of(
 
 
 def polars_frame_of(
-    rows: list[dict[str, Any]],
+    rows: Table,
     codes: Iterable[str],
     schema: Mapping[str, Kind] | None = None,
     zone: str = "UTC",
 ) -> Any:
     """
-    Return *rows* as a polars DataFrame: zoned datetime columns, categorical codes.
+    Return *rows* (or a result's columns) as a polars DataFrame: zoned datetime columns,
+    categorical codes.
 
     With a *schema*, every column has the dtype it declares, rows or not (``Date`` for dates,
     ``String`` for a column that holds only nulls here); *zone* is the datetime columns' zone
@@ -304,7 +342,7 @@ def polars_frame_of(
             column: _polars_dtype(polars, kind, zones.get(column, zone))
             for column, kind in schema.items()
         }
-        if not rows:
+        if _is_empty(rows):
             return polars.DataFrame(schema=dtypes)
         frame = polars.DataFrame(rows, infer_schema_length=None)
         return frame.select(
@@ -386,16 +424,20 @@ class Tabular:
         kind = self._row_class
         return None if kind is None else schema_of(kind, self._extra_columns)
 
+    def _frame_table(self) -> tuple[Table, set[str]]:
+        """The table the DataFrames are built from: the rows, unless a result has columns."""
+        return self._table()
+
     def records(self) -> list[dict[str, Any]]:
         """Return the rows: one flat dict per element, snake_case keys, aware datetimes."""
         return self._table()[0]
 
     def to_pandas(self) -> Any:
         """Return the rows as a pandas DataFrame (extra ``slotwise[pandas]``)."""
-        rows, codes = self._table()
-        return frame_of(rows, codes, self._schema(), self._zone())
+        table, codes = self._frame_table()
+        return frame_of(table, codes, self._schema(), self._zone())
 
     def to_polars(self) -> Any:
         """Return the rows as a polars DataFrame (extra ``slotwise[polars]``)."""
-        rows, codes = self._table()
-        return polars_frame_of(rows, codes, self._schema(), self._zone())
+        table, codes = self._frame_table()
+        return polars_frame_of(table, codes, self._schema(), self._zone())

@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from slotwise import MissingDependency, RepeatRule, Scheduler
+from slotwise.tables import frame_of, polars_frame_of
 from slotwise.testing import ManualClock
 
 # An extra: the run on the lowest declared versions has only the core installed.
@@ -96,6 +97,33 @@ class TestDataFrames:
         )
         assert polars.Categorical == reasons.schema["reason_code"]
         assert 52 == frame.height
+
+    @pytest.mark.parametrize(
+        "query",
+        [
+            {},
+            {"tz_offset": 60},
+            {"resource_id": None, "round_robin": "none"},
+            {"start": date(2026, 12, 25)},
+        ],
+        ids=["zone", "offset", "two-resources", "empty"],
+    )
+    def test_columns_give_the_rows_frames(self, acme, query):
+        """Availability's frames, built from the answer's columns, equal the rows' frames."""
+        ws, cut, ana = acme
+        ws.resources.create(name="Ben", reason="r")
+        asked = {"resource_id": ana.id, **query}
+        first = asked.pop("start", date(2026, 11, 24))
+        times = ws.availability.times(cut.id, first, first, **asked)
+        rows, codes = times._table()
+        schema = times._schema()
+
+        pandas.testing.assert_frame_equal(
+            frame_of(rows, codes, schema, times._zone()), times.to_pandas()
+        )
+        assert polars_frame_of(rows, codes, schema, times._zone()).equals(times.to_polars())
+        if "round_robin" in query:
+            assert {"Ana", "Ben"} == set(times.to_pandas()["resource_name"])
 
     def test_without_pandas_says_which_extra(self, acme, monkeypatch):
         """Without pandas installed, to_pandas() raises MissingDependency naming the extra."""

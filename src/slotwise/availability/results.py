@@ -13,7 +13,7 @@ from typing import Any
 import attrs
 
 from slotwise.model._enum import SpecEnum
-from slotwise.tables import Tabular
+from slotwise.tables import Table, Tabular
 
 from .grid import (
     HtmlView,
@@ -146,6 +146,15 @@ class AvailableTimes(Named, Tabular):
         for row in rows:
             self._extra(row)
         return rows, set()
+
+    def _frame_table(self) -> tuple[Table, set[str]]:
+        # The DataFrames from the answer's columns: a list per field, no dict per slot. The
+        # same values as the rows: resource_ids as lists, resource_name beside the id.
+        columns = self.available_times.columns()
+        columns["resource_ids"] = [list(ids) for ids in columns["resource_ids"]]
+        named = {rid: self.name_of(rid) for rid in set(columns["resource_id"])}
+        columns["resource_name"] = list(map(named.__getitem__, columns["resource_id"]))
+        return columns, set()
 
     @property
     def title(self) -> str:
