@@ -158,6 +158,7 @@ def _column_of(table: Table, column: str) -> list[Any]:
 
 
 def _is_empty(table: Table) -> bool:
+    """Tell whether *table* has no rows (columns: no column, or empty ones)."""
     if isinstance(table, dict):
         return not table or not next(iter(table.values()))
     return not table

@@ -21,9 +21,10 @@ from slotwise.model import (
 )
 
 from ._minutes import (
-    _EPOCH,
     _FULL,
     Span,
+    _ceil_minute,
+    _floor_minute,
     _Layer,
     _merge,
     _wall,
@@ -177,15 +178,10 @@ class _Resource:
         held = self.held
         starts_at = list(map(_START_OF, held))
         ends_at = list(map(_END_OF, held))
-        # _floor_minute and _ceil_minute inline: a call costs as much as the arithmetic.
-        epoch = _EPOCH
         for instant in set(starts_at).difference(floors):
-            delta = instant - epoch
-            floors[instant] = delta.days * MINUTES_PER_DAY + delta.seconds // 60
+            floors[instant] = _floor_minute(instant)
         for instant in set(ends_at).difference(ceils):
-            delta = instant - epoch
-            minute = delta.days * MINUTES_PER_DAY + delta.seconds // 60
-            ceils[instant] = minute + 1 if delta.seconds % 60 or delta.microseconds else minute
+            ceils[instant] = _ceil_minute(instant)
         starts = list(map(floors.__getitem__, starts_at))
         ends = list(map(ceils.__getitem__, ends_at))
         services = list(map(_SERVICE_OF, held))

@@ -130,9 +130,6 @@ class AvailableTimes(Named, Tabular):
     _row_class = Slot
     _extra_columns = ("resource_name",)
 
-    def _rows(self) -> Iterable[Any]:
-        return self.available_times
-
     def _zone(self) -> str:
         return self._zone_name
 
