@@ -207,16 +207,26 @@ def _drop_schemas() -> None:
 
 
 @contextmanager
-def sqlite_store(**options: Any) -> Iterator[Any]:
-    """Yield an ``SQLStore`` on a new SQLite file in a temporary directory."""
+def sqlite_store(*, host_engine: bool = False, **options: Any) -> Iterator[Any]:
+    """
+    Yield an ``SQLStore`` on a new SQLite file in a temporary directory; with *host_engine*, on
+    an engine made as a host makes one (``create_engine(url)``: sqlite3's own transaction
+    handling, not the AUTOCOMMIT engine the store makes from a URL), disposed of afterwards.
+    """
+    from sqlalchemy import create_engine
+
     from slotwise.storage.sql import SQLStore
 
     directory = Path(tempfile.mkdtemp(prefix="slotwise-sqlite-"))
+    url = f"sqlite:///{directory / 'slotwise.db'}"
+    engine = create_engine(url) if host_engine else None
     try:
-        store = SQLStore(f"sqlite:///{directory / 'slotwise.db'}", **options)
+        store = SQLStore(url if engine is None else engine, **options)
         try:
             yield store
         finally:
             store.close()
     finally:
+        if engine is not None:
+            engine.dispose()
         shutil.rmtree(directory, ignore_errors=True)

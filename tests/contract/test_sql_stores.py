@@ -92,6 +92,16 @@ class TestSQLiteStore(_SQLContract):
         return sqlite_store()
 
 
+class TestSQLiteHostEngineStore(_SQLContract):
+    """
+    The contract on a host's engine: its connections are not in AUTOCOMMIT, so the store sets
+    that level per connection (on its own engine every connection has it from the start).
+    """
+
+    def _open(self) -> Any:
+        return sqlite_store(host_engine=True)
+
+
 @pytest.mark.external_service
 class TestPostgresStore(_SQLContract):
     def _open(self) -> Any:
@@ -920,6 +930,28 @@ class TestReadsOncePerUnit:
             found = tx.get(Company, "co")
 
         assert found is None
+
+
+class TestSQLiteIsolation:
+    """The store runs SQLite in AUTOCOMMIT, and a host's engine keeps its own level."""
+
+    @pytest.mark.parametrize("host_engine", [False, True])
+    def test_a_returned_connection_keeps_the_engines_level(self, host_engine: bool):
+        """After a read and a unit of work, a connection of the engine has the engine's level."""
+        with sqlite_store(host_engine=host_engine) as store:
+            with store.engine.connect() as conn:
+                before = conn.connection.driver_connection.isolation_level  # type: ignore[union-attr]
+            _insert(store, sample_company(id="co"))
+            with store.read() as reader:
+                assert reader.get(Company, "co") is not None
+                during = reader._conn.connection.driver_connection.isolation_level  # type: ignore[union-attr]
+            with store.engine.connect() as conn:
+                after = conn.connection.driver_connection.isolation_level  # type: ignore[union-attr]
+
+        # sqlite3: None is autocommit (the store's own engine), "" its legacy default (a host's).
+        assert (before, during, after) == (
+            (None, None, None) if not host_engine else ("", None, "")
+        )
 
 
 class TestPrefetch:

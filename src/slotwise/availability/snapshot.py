@@ -15,7 +15,7 @@ from typing import Any, Final
 
 import attrs
 
-from slotwise._time import MINUTES_PER_DAY, wall_to_instant, zone
+from slotwise._time import MINUTES_PER_DAY, cached_wall_to_instant, zone
 from slotwise.errors import InvalidReference, NotFound
 from slotwise.model import (
     Allocation,
@@ -138,8 +138,10 @@ def searched_dates(query: AvailabilityQuery) -> tuple[date, date]:
 def appointment_range(location: Location, first: date, last: date) -> tuple[datetime, datetime]:
     """Return the instants between which appointments (and busy time) matter for the dates."""
     tz = zone(location.timezone)
-    start = wall_to_instant(first, 0, tz, edge="start")
-    end = wall_to_instant(last, MINUTES_PER_DAY, tz, edge="end")
+    # Remembered: every query of a day asks again for the same two wall times (and a query
+    # converts them twice: its read, then the busy time), a few microseconds each.
+    start = cached_wall_to_instant(first, 0, tz, edge="start")
+    end = cached_wall_to_instant(last, MINUTES_PER_DAY, tz, edge="end")
     return start - _LONGEST_PADDING, end + _LONGEST_PADDING
 
 

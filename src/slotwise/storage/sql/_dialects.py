@@ -36,7 +36,6 @@ from sqlalchemy import (
     func,
     insert,
     select,
-    text,
 )
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -45,15 +44,12 @@ from slotwise.errors import ConflictError, StoreError, StoreUnavailable
 
 from ._dialect_base import Dialect
 from ._operating import ENDED_VIEW, RESETS_ITSELF
-from ._riding import direct_rows, send
+from ._riding import direct_sql, send
 from ._schema import counters, locks, lookup_key
 
 __all__ = ["Dialect", "MariaDB", "PostgreSQL", "SQLite", "dialect_for"]
 
 _OUTBOX_COUNTER = "outbox"
-# A read's BEGIN and ROLLBACK on SQLite, run on the driver's cursor (``direct_rows``).
-_BEGIN = text("BEGIN")
-_ROLLBACK = text("ROLLBACK")
 
 
 class SQLite(Dialect):
@@ -90,7 +86,8 @@ class SQLite(Dialect):
 
     def begin_read(self, conn: Connection) -> None:
         # A deferred transaction: its first read pins one snapshot of the write-ahead log.
-        direct_rows(conn, _BEGIN, {})
+        # On the driver's cursor (``direct_sql``): no statement to compile or bind.
+        direct_sql(conn, "BEGIN")
 
     def begin_write(self, conn: Connection, names: Collection[str]) -> bool:
         # The database's single write lock subsumes every named lock.
@@ -105,7 +102,7 @@ class SQLite(Dialect):
 
     def abort(self, conn: Connection) -> None:
         if conn.connection.driver_connection.in_transaction:  # type: ignore[union-attr]
-            direct_rows(conn, _ROLLBACK, {})
+            direct_sql(conn, "ROLLBACK")
 
     def rollback(self, conn: Connection, *, drawn: int | None) -> None:
         if drawn is None:

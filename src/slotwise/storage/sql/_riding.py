@@ -22,7 +22,7 @@ from sqlalchemy import Connection, exc
 
 from ._binding import bound
 
-__all__ = ["Queued", "compiled_sql", "direct_rows", "send", "send_all"]
+__all__ = ["Queued", "compiled_sql", "direct_rows", "direct_sql", "send", "send_all"]
 
 # Drivers that keep every statement's result of a multi-statement query (psycopg 2 keeps the last).
 _MULTI_RESULT = frozenset({"psycopg", "pymysql"})
@@ -94,6 +94,18 @@ def direct_rows(conn: Connection, statement: Any, values: dict[str, Any]) -> lis
         sqlalchemy.exc.DBAPIError: wrapping the driver's error, as :func:`send_all` does.
     """
     sql, parameters = bound(conn, statement, values)
+    return direct_sql(conn, sql, parameters)
+
+
+def direct_sql(conn: Connection, sql: str, parameters: Any = ()) -> list[Any]:
+    """
+    Run the final SQL text *sql* (the driver's parameter style, *parameters* already converted)
+    on *conn*'s driver cursor and return its rows: :func:`direct_rows` once bound, and what a
+    fixed statement (SQLite's ``BEGIN`` and ``ROLLBACK``) runs directly.
+
+    Raises:
+        sqlalchemy.exc.DBAPIError: wrapping the driver's error, as :func:`send_all` does.
+    """
     driver = conn.connection.driver_connection
     assert driver is not None
     cursor = driver.cursor()

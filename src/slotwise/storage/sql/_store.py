@@ -156,6 +156,10 @@ class SQLStore:
         self._options: dict[str, Any] = (
             {} if schema is None else {"schema_translate_map": {None: schema}}
         )
+        # The isolation level every connection of the engine has from its start: an engine the
+        # store made for a SQLite file is in AUTOCOMMIT (``make_engine``). Asking a connection
+        # for that level again would set it on the driver at checkout and reset it at return.
+        self._engine_isolation = "AUTOCOMMIT" if self._owns_engine and backend == "sqlite" else None
         self._units = UnitLifecycle(
             self,
             lock_attempts=lock_attempts,
@@ -296,7 +300,12 @@ class SQLStore:
         except Exception as error:
             raise self._dialect.translate(error, doing) from error
         try:
-            conn.execution_options(**self._options, **options)
+            if engine is None and options.get("isolation_level", False) == self._engine_isolation:
+                options = {
+                    name: value for name, value in options.items() if name != "isolation_level"
+                }
+            if options or self._options:
+                conn.execution_options(**self._options, **options)
             self._dialect.configure(conn)
         except Exception as error:
             conn.close()
