@@ -301,9 +301,8 @@ class SQLStore:
             raise self._dialect.translate(error, doing) from error
         try:
             if engine is None and options.get("isolation_level", False) == self._engine_isolation:
-                options = {
-                    name: value for name, value in options.items() if name != "isolation_level"
-                }
+                options = dict(options)
+                del options["isolation_level"]
             if options or self._options:
                 conn.execution_options(**self._options, **options)
             self._dialect.configure(conn)
