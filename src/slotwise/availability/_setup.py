@@ -7,6 +7,7 @@ appointment of another service leaves no room).
 from __future__ import annotations
 
 import bisect
+from collections.abc import Mapping
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -325,10 +326,12 @@ class _CalculatorSetup:
                 if hold is not None:
                     hold(appointment)
         service_id, padding, paddings = self.service.id, self.padding, snapshot.paddings
+        # Decision 8: a slot's limit is the default unless a window of the date sets one.
+        saturated = self.default_limit == 1 and not _limit_above_one(self.service_windows)
         for res in by_id.values():
             if res.held:
                 res.occupy(self._floors, self._ceils, service_id, padding, paddings)
-            res.set_occupancy()
+            res.set_occupancy(saturated and not _limit_above_one(res.allocations))
 
     def _load(self, res: _Resource) -> int:
         """Return how many of R's active appointments meet the searched dates (round robin)."""
@@ -380,3 +383,8 @@ class _CalculatorSetup:
     def date_of(self, slot: Slot) -> date:
         """Return the location date a slot belongs to (its start's date in the location zone)."""
         return slot.start.astimezone(zone(self.zone_name)).date()
+
+
+def _limit_above_one(windows: Mapping[date, list[_Window]]) -> bool:
+    """Tell whether one of the dated *windows* sets a booking limit other than 1."""
+    return any(window.limit > 1 for each in windows.values() for window in each if window.limit)

@@ -9,7 +9,9 @@ pointers that only move forward. A start is *clear* when nothing lies within the
 reach is clear, so such a run is found by one bisection and copied whole, with its ready-made
 figures. Only a start whose reach meets an obstacle is checked on its own: refused inside busy
 time, else offered with the peak count and group sum of the segments it meets taken off its
-limits. The cost is one step per obstacle and per checked start, plus a copy of each clear run.
+limits. Where every limit is 1 (``_Resource.saturated``), a start refused by a segment refuses
+every start up to that segment's end, all skipped by one bisection. The cost is one step per
+obstacle and per checked start, plus a copy of each clear run.
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ def sweep(
     seg_counts, seg_groups = res.segment_counts, res.segment_groups
     busy_starts, busy_ends = res.busy_starts, res.busy_ends
     segments, busies = len(seg_starts), len(busy_starts)
-    bisect_right = bisect.bisect_right
+    bisect_left, bisect_right = bisect.bisect_left, bisect.bisect_right
+    saturated = res.saturated
     append, note = found.append, figures.append
     for low, high in ranges:
         if low >= high:
@@ -88,6 +91,9 @@ def sweep(
                 continue
             # Segment j meets the reach: the peak is at least its count.
             if seg_counts[j] >= allowable:
+                if saturated and position < high and starts[position] < seg_ends[j]:
+                    # Every limit is 1: each start before the segment's end meets it too.
+                    position = bisect_left(starts, seg_ends[j], position + 1, high)
                 continue
             peak_count = peak_groups = 0
             k = j

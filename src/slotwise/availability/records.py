@@ -124,6 +124,7 @@ class _Resource:
         "profile",
         "recurring",
         "resource",
+        "saturated",
         "segment_counts",
         "segment_ends",
         "segment_groups",
@@ -156,6 +157,8 @@ class _Resource:
         self.segment_weights: list[int] = []
         self.busy_starts: list[int] = []
         self.busy_ends: list[int] = []
+        self.saturated = False
+        """Whether every slot's booking limit is 1: any occupation fills the time it covers."""
 
     def occupy(
         self,
@@ -209,7 +212,7 @@ class _Resource:
         self.segment_weights += weights
         self.own += own
 
-    def set_occupancy(self) -> None:
+    def set_occupancy(self, saturated: bool = False) -> None:
         """
         Turn the occupations into disjoint constant-load segments.
 
@@ -217,13 +220,21 @@ class _Resource:
         group size and weight to ``segment_starts``, ``segment_ends``, ``segment_groups`` and
         ``segment_weights``: 1 for an appointment of the searched service, :data:`_FULL` for
         one of another service, which leaves no room at all (decision 8a).
+
+        With *saturated* (every slot's booking limit is 1), one occupation already fills any
+        time it covers: overlapping occupations become their union, each piece of load 1,
+        which judges every slot and labels every minute as the exact loads would.
         """
+        self.saturated = saturated
         starts, ends, groups = self.segment_starts, self.segment_ends, self.segment_groups
         weights = self.segment_weights
         # The common case (one booking at a time, read in start order): each occupation ends
         # before the next starts, so each is its own segment of its own weight (start < end).
         if all(map(operator.le, ends, itertools.islice(starts, 1, None))):
             self.segment_counts = weights
+            return
+        if saturated and all(map(operator.le, starts, itertools.islice(starts, 1, None))):
+            self._set_union()
             return
         # Overlapping occupations (padding reaching the next booking, groups sharing a time):
         # every distinct start or end splits the line. One sorted list of the occupations'
@@ -250,6 +261,28 @@ class _Resource:
                 previous = point
             count += weight
             groups_sum += group
+
+    def _set_union(self) -> None:
+        """Merge occupations in start order into their union, one pass, each piece of load 1."""
+        starts, ends = self.segment_starts, self.segment_ends
+        merged_starts, merged_ends = [starts[0]], [ends[0]]
+        high = ends[0]
+        for start, end in zip(starts, ends, strict=True):
+            if start > high:
+                merged_starts.append(start)
+                merged_ends.append(end)
+                high = end
+            elif end > high:
+                merged_ends[-1] = high = end
+        if not all(map(operator.lt, merged_starts, merged_ends)):
+            # An empty occupation (no length) that met no other holds no time.
+            pieces = zip(merged_starts, merged_ends, strict=True)
+            kept = [(low, high) for low, high in pieces if low < high]
+            merged_starts = [low for low, _ in kept]
+            merged_ends = [high for _, high in kept]
+        self.segment_starts, self.segment_ends = merged_starts, merged_ends
+        self.segment_counts = [1] * len(merged_starts)
+        self.segment_groups = [1] * len(merged_starts)
 
     def set_busy(self, spans: list[Span]) -> None:
         """Keep the merged external busy intervals."""

@@ -8,6 +8,7 @@ The calculator is a pure function of (snapshot, query, now): it never reads a st
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime, timedelta
 from types import MappingProxyType
@@ -133,6 +134,9 @@ def searched_dates(query: AvailabilityQuery) -> tuple[date, date]:
     if query.day_availability is not None:
         last = max(last, query.start_date + timedelta(days=query.day_availability - 1))
     return query.start_date, last
+
+
+_SERVICE_ID: Final = operator.attrgetter("service_id")
 
 
 def appointment_range(location: Location, first: date, last: date) -> tuple[datetime, datetime]:
@@ -277,7 +281,7 @@ def read_snapshot(
     if exclude_appointment_id is not None:
         appointments = [a for a in appointments if a.id != exclude_appointment_id]
     paddings: dict[str, int] = {}
-    for service_id in {appointment.service_id for appointment in appointments} - {service.id}:
+    for service_id in set(map(_SERVICE_ID, appointments)).difference((service.id,)):
         other = services.get(service_id) or reader.get(Service, service_id)
         paddings[service_id] = other.padding if other is not None else 0
     if judged_between is not None:

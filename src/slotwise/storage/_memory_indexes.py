@@ -8,10 +8,11 @@ from __future__ import annotations
 import bisect
 import heapq
 from collections.abc import Collection, Mapping
+from collections.abc import Set as AbstractSet
 from datetime import datetime, timedelta
 from typing import Any, Generic, TypeVar
 
-__all__ = ["CreationList", "FeedIndex", "StartIndex"]
+__all__ = ["CreationList", "FeedIndex", "LocationIndex", "StartIndex"]
 
 K = TypeVar("K", bound=tuple[Any, ...])
 
@@ -67,20 +68,60 @@ class StartIndex:
         if span > self.longest:
             self.longest = span
 
-    def discard(self, start: datetime, record_id: str) -> None:
+    def discard(self, start: datetime, record_id: str) -> bool:
+        """Take *record_id* (starting at *start*) out; tell whether it was there."""
         starts, ids = self.starts, self.ids
         index = bisect.bisect_left(starts, start)
         while index < len(starts) and starts[index] == start:
             if ids[index] == record_id:
                 del starts[index]
                 del ids[index]
-                return
+                return True
             index += 1
+        return False
 
     def between(self, low: datetime, high: datetime, begin: int = 0) -> tuple[int, int]:
         """Return the positions of the entries starting in ``[low, high)`` (from *begin* on)."""
         first = bisect.bisect_left(self.starts, low, begin)
         return first, bisect.bisect_left(self.starts, high, first)
+
+
+class LocationIndex(StartIndex):
+    """
+    A location's :class:`StartIndex`, which also counts the appointments taking each resource
+    (``None``: taking none), so a read for a set of resources can tell in one comparison that
+    every appointment there takes one of them and needs no filter.
+    """
+
+    __slots__ = ("takers",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.takers: dict[str | None, int] = {}
+
+    def add_taking(
+        self, start: datetime, record_id: str, span: timedelta, resource_ids: Collection[str]
+    ) -> None:
+        self.add(start, record_id, span)
+        takers = self.takers
+        for resource_id in set(resource_ids) or (None,):
+            takers[resource_id] = takers.get(resource_id, 0) + 1
+
+    def discard_taking(
+        self, start: datetime, record_id: str, resource_ids: Collection[str]
+    ) -> None:
+        if not self.discard(start, record_id):
+            return
+        takers = self.takers
+        for resource_id in set(resource_ids) or (None,):
+            if takers[resource_id] == 1:
+                del takers[resource_id]
+            else:
+                takers[resource_id] -= 1
+
+    def taken_only_by(self, resource_ids: AbstractSet[str]) -> bool:
+        """Tell whether every appointment here takes one of *resource_ids* and no other."""
+        return self.takers.keys() <= resource_ids
 
 
 class FeedIndex(Generic[K]):

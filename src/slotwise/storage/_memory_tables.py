@@ -32,7 +32,7 @@ from slotwise.storage.configuration import CONFIGURATION_KINDS
 from slotwise.storage.listing import ListQuery, fold
 from slotwise.storage.protocol import R
 
-from ._memory_indexes import CreationList, FeedIndex, StartIndex
+from ._memory_indexes import CreationList, FeedIndex, LocationIndex, StartIndex
 
 __all__ = ["MemoryTables"]
 
@@ -42,7 +42,7 @@ _NO_PADDING = timedelta(0)
 # None) is the company's whole list.
 _ListKey = tuple[type[Any], str, str | None, object]
 _EMPTY: list[str] = []
-_NO_STARTS = StartIndex()
+_NO_STARTS = LocationIndex()
 
 
 _INDEXED_EQUAL: dict[type[Any], tuple[str, ...]] = {
@@ -146,7 +146,7 @@ class MemoryTables:
         self._creation = itertools.count()
         # resource id / location id -> its appointments by (start, id)
         self._by_resource: dict[str, StartIndex] = {}
-        self._by_location: dict[str, StartIndex] = {}
+        self._by_location: dict[str, LocationIndex] = {}
         # company id -> the largest padding any of its services has had: an appointment occupies
         # [start, end + its service's padding), so an occupancy read starts this much earlier.
         # It only grows (a padding lowered later leaves a looser bound, never a wrong one).
@@ -276,10 +276,10 @@ class MemoryTables:
                 if starts is None:
                     starts = self._by_resource[resource_id] = StartIndex()
                 starts.add(start, record_id, span)
-            starts = self._by_location.get(record.location_id)
-            if starts is None:
-                starts = self._by_location[record.location_id] = StartIndex()
-            starts.add(start, record_id, span)
+            at_location = self._by_location.get(record.location_id)
+            if at_location is None:
+                at_location = self._by_location[record.location_id] = LocationIndex()
+            at_location.add_taking(start, record_id, span, record.resource_ids)
             if record.idempotency_key is not None:
                 self._idempotency[(record.company_id, record.idempotency_key)] = record.id
             if _is_hold(record):
@@ -321,7 +321,9 @@ class MemoryTables:
             start, record_id = record.start, record.id
             for resource_id in set(record.resource_ids):
                 self._by_resource[resource_id].discard(start, record_id)
-            self._by_location[record.location_id].discard(start, record_id)
+            self._by_location[record.location_id].discard_taking(
+                start, record_id, record.resource_ids
+            )
             key = (record.company_id, record.idempotency_key or "")
             if record.idempotency_key is not None and self._idempotency.get(key) == record.id:
                 del self._idempotency[key]

@@ -135,6 +135,10 @@ class MemoryReader:
         if resource_ids is None:
             return _overlapping(at_location, table, start, end, None, None)
         wanted = set(resource_ids)
+        if at_location.taken_only_by(wanted):
+            # Every appointment at the location takes one of the resources (a query of all
+            # the location's resources): its index is the answer, nothing to filter.
+            return _overlapping(at_location, table, start, end, None, None)
         indexes = store._by_resource
         sources = [found for rid in wanted if (found := indexes.get(rid)) is not None]
         # The location's index holds every candidate in (start, id) order already: read it,

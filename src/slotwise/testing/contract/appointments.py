@@ -197,6 +197,7 @@ class AppointmentRangeContract(ContractBase):
         cases: list[tuple[list[str], list[str]]] = [
             ([RES_1], ["apt-1"]),
             ([RES_3, RES_1], ["apt-1", "apt-3"]),
+            ([RES_1, RES_2, RES_3], ["apt-1", "apt-2", "apt-3"]),
             (["res-unknown"], []),
             ([], []),
         ]

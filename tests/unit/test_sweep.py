@@ -1,0 +1,128 @@
+"""
+Where every slot's booking limit is 1, a resource's occupations are kept as their union and the
+sweep skips the starts a segment refuses in one bisection (``_Resource.saturated``): both must
+judge every start as the exact loads do.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import assume, example, given
+from hypothesis import strategies as st
+
+from slotwise.availability._minutes import _FULL
+from slotwise.availability._sweep import sweep
+from slotwise.availability.records import _Figures, _Resource
+from tests import strategies
+
+_Occupation = tuple[int, int, int, int]
+"""``(start, length, group size, weight)`` in minutes."""
+
+
+def _resource(
+    occupations: list[_Occupation], busy: list[tuple[int, int]], *, saturated: bool
+) -> _Resource:
+    resource = _Resource.__new__(_Resource)
+    resource.segment_starts = [start for start, _, _, _ in occupations]
+    resource.segment_ends = [start + length for start, length, _, _ in occupations]
+    resource.segment_groups = [group for _, _, group, _ in occupations]
+    resource.segment_weights = [weight for _, _, _, weight in occupations]
+    resource.busy_starts, resource.busy_ends = [], []
+    resource.set_busy(busy)
+    resource.set_occupancy(saturated)
+    return resource
+
+
+def _in_start_order(occupations: list[_Occupation]) -> list[_Occupation]:
+    """The occupations as ``_Resource.occupy`` lays them out: by start (the snapshot's order)."""
+    return sorted(occupations, key=lambda occupation: occupation[0])
+
+
+_dense = st.lists(
+    st.tuples(
+        st.integers(0, 24), st.integers(0, 12), st.integers(1, 3), st.sampled_from([1, _FULL])
+    ),
+    max_size=6,
+)
+"""Occupations packed into half an hour: ends and starts meet and overlap by a minute often."""
+_occupations = st.one_of(strategies.occupations(), _dense)
+
+_busy = st.lists(
+    st.tuples(st.integers(-30, 150), st.integers(1, 40)).map(lambda b: (b[0], b[0] + b[1])),
+    max_size=3,
+)
+_starts = st.lists(st.integers(-40, 160), max_size=40, unique=True).map(sorted)
+
+
+class TestSaturatedSegments:
+    def test_overlapping_occupations_become_their_union(self):
+        """Padded neighbours and a touching one make one piece; an empty one makes none."""
+        occupations = [(0, 40, 1, 1), (30, 40, 2, 1), (70, 10, 1, _FULL), (90, 0, 1, 1)]
+
+        resource = _resource(occupations, [], saturated=True)
+
+        assert (resource.segment_starts, resource.segment_ends) == ([0], [80])
+        assert (resource.segment_counts, resource.segment_groups) == ([1], [1])
+
+    @given(_occupations)
+    @example([(0, 10, 1, 1), (5, 6, 1, 1)])
+    def test_every_occupied_minute_and_no_other(self, occupations):
+        """The pieces are disjoint, ascending, and cover exactly the occupied minutes, each full."""
+        # An appointment's occupation is never empty (its end is after its start).
+        occupations = [occupation for occupation in occupations if occupation[1] > 0]
+        resource = _resource(_in_start_order(occupations), [], saturated=True)
+        pieces = list(zip(resource.segment_starts, resource.segment_ends, strict=True))
+
+        covered = [minute for low, high in pieces for minute in range(low, high)]
+        occupied = {
+            minute for start, length, _, _ in occupations for minute in range(start, start + length)
+        }
+        assert sorted(occupied) == covered
+        assert all(a[1] <= b[0] for a, b in itertools.pairwise(pieces))
+        assert all(count >= 1 for count in resource.segment_counts)
+
+    @given(_occupations)
+    def test_out_of_order_occupations_keep_the_exact_loads(self, occupations):
+        """Occupations not in start order (a host's own snapshot) take the exact path."""
+        shuffled = sorted(occupations, key=lambda occupation: -occupation[0])
+        assume(any(a[0] > b[0] for a, b in itertools.pairwise(shuffled)))
+        saturated = _resource(shuffled, [], saturated=True)
+        exact = _resource(shuffled, [], saturated=False)
+
+        assert saturated.segment_counts == exact.segment_counts
+        assert saturated.segment_starts == exact.segment_starts
+
+
+class TestSaturatedSweep:
+    @given(
+        _occupations,
+        _busy,
+        _starts,
+        st.integers(1, 60),
+        st.sampled_from([0, 1, 3]),
+    )
+    def test_judges_every_start_as_the_exact_loads_do(
+        self, occupations, busy, starts, reach, max_capacity
+    ):
+        """With every limit 1, the union and its bisection offer the same starts and figures."""
+        occupations = _in_start_order(occupations)
+        limits = [1] * len(starts)
+        clear: list[_Figures] = [(1, 1, max_capacity or 1, max_capacity or 1)] * len(starts)
+        ranges = [(0, len(starts) // 2), (len(starts) // 2, len(starts))]
+
+        def swept(saturated: bool) -> tuple[list[int], list[_Figures]]:
+            resource = _resource(occupations, busy, saturated=saturated)
+            return sweep(starts, limits, clear, ranges, resource, reach, max_capacity)
+
+        assert swept(True) == swept(False)
+
+    def test_a_limit_above_one_is_not_saturated(self):
+        """With a limit of 2, a time holding one booking still offers a second one."""
+        occupations = [(0, 30, 1, 1)]
+        resource = _resource(occupations, [], saturated=False)
+
+        found, figures = sweep([0, 30], [2, 2], [(2, 2, 2, 2)] * 2, [(0, 2)], resource, 30, 0)
+
+        assert found == [0, 30]
+        assert figures == [(2, 1, 2, 1), (2, 2, 2, 2)]
