@@ -953,6 +953,25 @@ class TestSQLiteIsolation:
             (None, None, None) if not host_engine else ("", None, "")
         )
 
+    @pytest.mark.parametrize("host_engine", [False, True])
+    def test_only_a_hosts_engine_is_set_per_connection(self, host_engine: bool):
+        """The store's own engine is never set to a level at checkout; a host's is, each time."""
+        with sqlite_store(host_engine=host_engine) as store:
+            dialect = store.engine.dialect
+            calls: list[Any] = []
+            setting = dialect.set_isolation_level
+
+            def counted(dbapi_connection: Any, level: Any) -> None:
+                calls.append(level)
+                setting(dbapi_connection, level)
+
+            dialect.set_isolation_level = counted  # type: ignore[method-assign]
+            _insert(store, sample_company(id="co"))
+            with store.read() as reader:
+                reader.get(Company, "co")
+
+        assert (calls == []) is not host_engine
+
 
 class TestPrefetch:
     """SQLStore.prefetch: several records by id in one statement, then get() reads nothing."""

@@ -7,14 +7,19 @@ judge every start as the exact loads do.
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
+import attrs
+import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from slotwise.availability._minutes import _FULL
 from slotwise.availability._sweep import sweep
 from slotwise.availability.records import _Figures, _Resource
+from slotwise.availability.snapshot import Snapshot
 from tests import strategies
+from tests.unit import test_calculator as calculator_cases
 
 _Occupation = tuple[int, int, int, int]
 """``(start, length, group size, weight)`` in minutes."""
@@ -117,12 +122,65 @@ class TestSaturatedSweep:
 
         assert swept(True) == swept(False)
 
-    def test_a_limit_above_one_is_not_saturated(self):
-        """With a limit of 2, a time holding one booking still offers a second one."""
-        occupations = [(0, 30, 1, 1)]
-        resource = _resource(occupations, [], saturated=False)
+    @given(_occupations, _busy, _starts, st.integers(1, 60))
+    def test_out_of_order_occupations_are_judged_exactly(self, occupations, busy, starts, reach):
+        """Saturated but not in start order (the exact loads kept): still the exact answer."""
+        shuffled = sorted(occupations, key=lambda occupation: -occupation[0])
+        limits = [1] * len(starts)
+        clear: list[_Figures] = [(1, 1, 1, 1)] * len(starts)
 
-        found, figures = sweep([0, 30], [2, 2], [(2, 2, 2, 2)] * 2, [(0, 2)], resource, 30, 0)
+        def swept(saturated: bool) -> tuple[list[int], list[_Figures]]:
+            resource = _resource(shuffled, busy, saturated=saturated)
+            return sweep(starts, limits, clear, [(0, len(starts))], resource, reach, 0)
 
-        assert found == [0, 30]
-        assert figures == [(2, 1, 2, 1), (2, 2, 2, 2)]
+        assert swept(True) == swept(False)
+
+
+class TestWhenSaturated:
+    """Whether the limits of one apply is decided from every source of a slot's limit."""
+
+    # 09:00-10:00 and 09:15-10:15 on one resource: two bookings at once from 09:15 to 10:00.
+    APPOINTMENTS = (
+        calculator_cases.appointment(900, 1000),
+        calculator_cases.appointment(915, 1015),
+    )
+
+    def _offered(self, snap: Snapshot) -> list[tuple[str, int]]:
+        snap = attrs.evolve(snap, service=attrs.evolve(snap.service, duration=15))
+        return [
+            (slot.start.strftime("%H%M"), slot.available_bookings)
+            for slot in calculator_cases.slots(snap, interval=15)
+        ]
+
+    @pytest.mark.parametrize(
+        "source",
+        ["resource allocation", "service allocation", "service limit", "calendar limit"],
+    )
+    def test_a_limit_of_two_from_any_source_counts_both_bookings(self, source: str):
+        """With a limit of 2, 09:00 (one booking) keeps a place; 09:15-09:45 (two) are full."""
+        fields: dict[str, Any] = {"appointments": self.APPOINTMENTS}
+        if source == "resource allocation":
+            fields["resources"] = (calculator_cases.resource(recurring_availability=False),)
+            fields["allocations"] = (
+                calculator_cases.allocation("resource", "r1", 900, 1200, booking_limit=2),
+            )
+        elif source == "service allocation":
+            fields["allocations"] = (
+                calculator_cases.allocation("service", "s1", 900, 1200, booking_limit=2),
+            )
+        elif source == "service limit":
+            fields["service"] = calculator_cases.service(booking_limit=2)
+        else:
+            fields["calendar"] = attrs.evolve(calculator_cases.CALENDAR, bookings_per_slot=2)
+
+        offered = self._offered(calculator_cases.snapshot(**fields))
+
+        assert ("0900", 1) in offered
+        assert not {"0915", "0930", "0945"} & {start for start, _ in offered}
+
+    def test_with_every_limit_one_the_overlap_refuses_its_time(self):
+        """Limit 1: every start whose slot meets either booking is refused, none offered there."""
+        offered = self._offered(calculator_cases.snapshot(appointments=self.APPOINTMENTS))
+
+        assert not {"0900", "0915", "0930", "0945", "1000"} & {start for start, _ in offered}
+        assert ("1015", 1) in offered

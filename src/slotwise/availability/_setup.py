@@ -386,5 +386,5 @@ class _CalculatorSetup:
 
 
 def _limit_above_one(windows: Mapping[date, list[_Window]]) -> bool:
-    """Tell whether one of the dated *windows* sets a booking limit other than 1."""
+    """Tell whether one of the dated *windows* sets a booking limit above 1 (0: none set)."""
     return any(window.limit > 1 for each in windows.values() for window in each if window.limit)
