@@ -114,6 +114,7 @@ gone
 frame = week.to_pandas()
 per_day = frame.groupby(["resource_name", "date"]).size().unstack(fill_value=0)
 print(per_day.to_string())
+print(week.to_polars().select("resource_name", "date", "start").head(2))
 per_day
 
 # %% [markdown]

@@ -96,6 +96,15 @@ class TestExecutedNotebook:
         assert "Eve Novak" in text
         assert "2026-11-28" in text  # a date column grouped as a date
 
+    def test_polars_frame_of_the_week_has_zoned_starts(self, executed):
+        """The same week in polars: names, dates as dates, starts in the location's zone."""
+        notebook, _ = executed
+        text = printed(notebook, "frame = week.to_pandas()")
+
+        assert "datetime[μs, America/New_York]" in text
+        assert "resource_name" in text
+        assert "date" in text
+
     def test_empty_holiday_frame_keeps_its_columns(self, executed):
         """Thanksgiving has no slots; both frames still have every column and typed dtypes."""
         notebook, _ = executed

@@ -104,7 +104,7 @@ class LocationIndex(StartIndex):
     ) -> None:
         self.add(start, record_id, span)
         takers = self.takers
-        for resource_id in set(resource_ids) or (None,):
+        for resource_id in _taken(resource_ids):
             takers[resource_id] = takers.get(resource_id, 0) + 1
 
     def discard_taking(
@@ -113,7 +113,7 @@ class LocationIndex(StartIndex):
         if not self.discard(start, record_id):
             return
         takers = self.takers
-        for resource_id in set(resource_ids) or (None,):
+        for resource_id in _taken(resource_ids):
             if takers[resource_id] == 1:
                 del takers[resource_id]
             else:
@@ -122,6 +122,11 @@ class LocationIndex(StartIndex):
     def taken_only_by(self, resource_ids: AbstractSet[str]) -> bool:
         """Tell whether every appointment here takes one of *resource_ids* and no other."""
         return self.takers.keys() <= resource_ids
+
+
+def _taken(resource_ids: Collection[str]) -> Collection[str | None]:
+    """What an appointment is counted under: each resource once, ``None`` when it takes none."""
+    return set(resource_ids) or (None,)
 
 
 class FeedIndex(Generic[K]):

@@ -132,12 +132,10 @@ class MemoryReader:
         at_location = store._by_location.get(location_id)
         if at_location is None:
             return []
-        if resource_ids is None:
-            return _overlapping(at_location, table, start, end, None, None)
-        wanted = set(resource_ids)
-        if at_location.taken_only_by(wanted):
-            # Every appointment at the location takes one of the resources (a query of all
-            # the location's resources): its index is the answer, nothing to filter.
+        wanted = None if resource_ids is None else set(resource_ids)
+        if wanted is None or at_location.taken_only_by(wanted):
+            # Every appointment at the location, or every one takes one of the resources (a
+            # query of all the location's resources): its index is the answer, no filter.
             return _overlapping(at_location, table, start, end, None, None)
         indexes = store._by_resource
         sources = [found for rid in wanted if (found := indexes.get(rid)) is not None]
