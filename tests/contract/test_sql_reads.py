@@ -268,16 +268,45 @@ def test_a_plain_read_is_not_pinged_and_replaces_a_connection_the_server_ended(
     server: Server, caplog: pytest.LogCaptureFixture
 ) -> None:
     """
-    ``store.read()`` (a list of services) sends its first statement with its BEGIN and no ping
-    before them: the location, the services, the ROLLBACK at release (three round trips); on a
-    pooled connection the server ended meanwhile, the first round trip is sent again on another
+    ``store.read()`` (an appointment read) sends its first statement with its BEGIN and no ping
+    before them: the appointment, the ROLLBACK at release (two round trips); on a pooled
+    connection the server ended meanwhile, the first round trip is sent again on another
     connection and the caller sees nothing of it.
     """
     with _relayed_store(server) as (store, trips):
         ws, _ = _business(store)
-        expected = ws.services.list()
+        appointment = ws.appointments.list(limit=1).data[0]
+        before = trips.count
+        assert ws.appointments.get(appointment.id) == appointment
+        assert trips.count - before == 2
+    with server_store(server, by_url=True) as store:
+        ws, _ = _business(store)
+        appointment = ws.appointments.list(limit=1).data[0]
+        ended = _session_id(store)
+        _end_session(server, ended)
+        with caplog.at_level(logging.INFO, logger="slotwise.storage"):
+            assert ws.appointments.get(appointment.id) == appointment
+        assert "sent again on another" in caplog.text
+        assert _session_id(store) != ended
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_a_read_of_configuration_on_a_warm_cache_makes_one_round_trip(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    """
+    A list of services reads only configuration: on a warm cache, BEGIN, the version (asked
+    for ahead) and the ROLLBACK go in one round trip; a pooled connection the server ended
+    meanwhile is replaced as for any read.
+    """
+    with _relayed_store(server) as (store, trips):
+        ws, _ = _business(store)
+        expected = ws.services.list()  # loads the configuration
         before = trips.count
         assert ws.services.list() == expected
+        assert trips.count - before == 1
+        # The view ended on the server: the connection went back to the pool with nothing open.
+        assert ws.resources.list() == ws.resources.list()
         assert trips.count - before == 3
     with server_store(server, by_url=True) as store:
         ws, _ = _business(store)
@@ -288,6 +317,37 @@ def test_a_plain_read_is_not_pinged_and_replaces_a_connection_the_server_ended(
             assert ws.services.list() == expected
         assert "sent again on another" in caplog.text
         assert _session_id(store) != ended
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_a_configuration_read_never_answers_from_a_configuration_changed_since(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    """
+    Another scheduler (another process's) changes, adds and deletes services after this one's
+    cache loaded the configuration: each next read of this one answers as an uncached read does
+    at that moment, a service gone included (NotFound, not the held record).
+    """
+    with server_store(server, by_url=True) as store:
+        ws, service_id = _business(store)
+        company_id = ws.company.get().id
+        other = Scheduler(store, clock=ManualClock(NOW), ids=SequentialIds("other-"))
+        elsewhere = other.for_company(company_id)
+        uncached = Scheduler(store, clock=ManualClock(NOW), cache_configuration=False)
+        fresh = uncached.for_company(company_id)
+        assert ws.services.get(service_id).duration == 30  # the cache holds the configuration
+        elsewhere.services.update(service_id, duration=60)
+        with caplog.at_level(logging.DEBUG, logger="slotwise.storage"):
+            assert ws.services.get(service_id).duration == 60
+        made = elsewhere.services.create(name="New", duration=30, booking_interval=30, reason="x")
+        assert ws.services.list() == fresh.services.list()
+        assert made.id in [service.id for service in ws.services.list().data]
+        elsewhere.services.delete(made.id)
+        assert ws.services.list() == fresh.services.list()
+        with pytest.raises(NotFound):
+            ws.services.get(made.id)
+        elsewhere.locations.update(ws.locations.list().data[0].id, name="Uptown")
+        assert ws.locations.list().data[0].name == "Uptown"
 
 
 @pytest.mark.parametrize("server", SERVERS)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date
 from typing import Any
 
 import pytest
 
 from slotwise import InvalidFormat, NotFound, Scheduler, Service, StoreUnavailable, Workspace
-from slotwise.model import Resource
+from slotwise.model import Principal, Resource
+from slotwise.operations._context import Context
 from slotwise.storage._memory_units import MemoryReader
 from slotwise.storage.batched import ReadAgain
 from slotwise.storage.configuration import CachedReader, ConfigurationCache, confirmed
@@ -207,3 +210,83 @@ class TestCheckedLater:
         confirmed(reader, lambda: reader.get(Service, service.id))
 
         assert [other, service.company_id] == list(cache._held)
+
+
+class _AheadStore:
+    """A store whose views ask for the version ahead; view *n* reports ``versions[n]``."""
+
+    def __init__(self, store: MemoryStore, versions: list[int]) -> None:
+        self._store = store
+        self._versions = versions
+        self.views: list[_AheadReader] = []
+
+    @contextmanager
+    def read(self) -> Iterator[_AheadReader]:
+        reader = _AheadReader(self._store, self._versions[len(self.views)])
+        self.views.append(reader)
+        yield reader
+
+
+class TestConfiguredRead:
+    """``Context.configured_read``: configuration reads (a service, a list) on one view."""
+
+    def _context(self, versions: list[int] | None) -> tuple[Context, _AheadStore, Service]:
+        cache, store, service, version = TestCheckedLater._held(TestCheckedLater())
+        views = _AheadStore(store, [version] if versions is None else versions)
+        ctx = Context(
+            store=views,  # type: ignore[arg-type]
+            clock=ManualClock(START),
+            ids=SequentialIds(),
+            caller=Principal(company_id=service.company_id),
+            configuration=cache,
+        )
+        return ctx, views, service
+
+    def test_a_warm_read_is_answered_from_the_cache_and_sends_only_the_version(self):
+        """The held service is returned once the version asked for ahead matched."""
+        ctx, views, service = self._context(None)
+
+        found = ctx.configured_read(lambda r: ctx.owned(r, Service, service.id, field="id"))
+
+        assert service == found
+        assert [1] == [view.sent for view in views.views]  # the version, nothing else
+        assert [] == views.views[0].waiting
+
+    def test_a_newer_version_runs_the_read_again_on_a_view_reading_the_version_first(self):
+        """The first view's answer never leaves; the second view reads the version first."""
+        ctx, views, service = self._context([10_000, 10_000])
+        runs: list[object] = []
+
+        def read(reader: Any) -> Service:
+            runs.append(reader)
+            return ctx.owned(reader, Service, service.id, field="id")
+
+        found = ctx.configured_read(read)
+
+        assert service == found
+        assert 2 == len(runs)
+        assert 2 == len(views.views)
+        assert isinstance(runs[1], CachedReader)
+        assert not runs[1]._unconfirmed  # read after its version, not ahead of it
+
+    def test_an_error_decided_on_an_older_configuration_is_not_raised(self):
+        """A service missing from the held configuration: the read runs again, not NotFound."""
+        ctx, views, service = self._context([10_000, 10_000])
+        answers = iter([None, service])
+
+        def read(reader: Any) -> Service:
+            found = next(answers)
+            if found is None:
+                raise NotFound(kind="Service", record_id="svc-new")
+            return found
+
+        assert service == ctx.configured_read(read)
+        assert 2 == len(views.views)
+
+    def test_without_a_cache_the_read_is_the_store_s(self):
+        """cache_configuration=False: a plain view of the store."""
+        scheduler, ws, service = _business(cache_configuration=False)
+
+        assert service == ws.services.get(service.id)
+        assert [service] == list(ws.services.list().data)
+        assert scheduler.configuration_cache is None

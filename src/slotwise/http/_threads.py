@@ -18,8 +18,8 @@ docs/performance.md). A call still waiting for a thread when its request is canc
 runs, as with anyio's limiter. On another event loop library anyio's threads serve, limited the
 same.
 
-The number follows the store (:func:`threads_for`, docs/semantics.md "Threads of the HTTP
-service"): a store that declares ``max_connections`` (:class:`~slotwise.storage.sql.SQLStore`:
+The number follows the store (:func:`threads_for`; docs/semantics.md, "Operations run off the
+event loop"): a store that declares ``max_connections`` (:class:`~slotwise.storage.sql.SQLStore`:
 its pool's ``pool_size + max_overflow``, 5 + 10 by default) gets that many threads, since each
 operation holds at most one connection at a time and a thread beyond the pool would only wait
 for a connection (and fail after the pool's timeout); a store without a limit gets

@@ -70,6 +70,9 @@ _ORDER = (
     Weekday.SAT,
 )
 _BY_PYTHON = {day.python: day for day in _ORDER}
+# The field of each ``date.weekday()``: read by name, as an enum's ``value`` is a Python-level
+# property (a booking reads a date's hours several times).
+_FIELD_BY_PYTHON = tuple(_BY_PYTHON[number].value for number in range(7))
 
 
 def _check_window(instance: DayWindow, _attribute: Any, _value: Any) -> None:
@@ -137,7 +140,8 @@ class WeeklyHours:
 
     def for_date(self, day: date) -> DayWindow:
         """Return the window that applies on the calendar date *day*."""
-        return self.on(Weekday.of(day))
+        window: DayWindow = getattr(self, _FIELD_BY_PYTHON[day.weekday()])
+        return window
 
     def items(self) -> Iterator[tuple[Weekday, DayWindow]]:
         """Yield ``(weekday, window)`` from Sunday to Saturday."""
@@ -267,7 +271,8 @@ class BusinessHours:
 
     def for_date(self, day: date) -> DayHours:
         """Return the hours that apply on the calendar date *day*."""
-        return self.on(Weekday.of(day))
+        hours: DayHours = getattr(self, _FIELD_BY_PYTHON[day.weekday()])
+        return hours
 
     def as_weekly(self) -> WeeklyHours:
         """Return these hours as weekly availability windows (closed days as ``0, 0``)."""

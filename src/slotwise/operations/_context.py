@@ -5,7 +5,8 @@ tenant checks that guard every record an operation touches (decision 30).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import attrs
 
@@ -14,12 +15,15 @@ from slotwise.availability.busy import BusyTimeProvider, NoBusyTime
 from slotwise.clock import Clock, IdGenerator
 from slotwise.errors import NotAuthenticated, NotFound, Unauthorized
 from slotwise.model import Company, Location, OutboxEvent, Principal, Service, ServiceScope
-from slotwise.storage.configuration import ConfigurationCache
+from slotwise.storage.batched import ReadAgain, last_read
+from slotwise.storage.configuration import ConfigurationCache, confirmed
 from slotwise.storage.protocol import R, Reader, Store, Transaction
 
 from .meetings import MeetingLinkProvider, NoMeetingLinks
 
 __all__ = ["DEFAULT_MAX_QUERY_DAYS", "MAX_QUERY_DAYS_LIMIT", "Context"]
+
+_T = TypeVar("_T")
 
 DEFAULT_MAX_QUERY_DAYS = 366
 """The most dates one availability search spans unless the scheduler says otherwise (decision 36)."""
@@ -62,12 +66,45 @@ class Context:
         Return *reader* with the principal's company configuration answered from the cache.
 
         Only for read-only views (``store.read()``): see :meth:`ConfigurationCache.reader`
-        (*checked_later*: only for a read ``lagging_read`` runs that returns through
+        (*checked_later*: only for a read that is run again on ``ReadAgain`` -- by
+        ``lagging_read`` or :meth:`configured_read` -- and returns through
         :func:`slotwise.storage.configuration.confirmed`).
         """
         if self.configuration is None:
             return reader
         return self.configuration.reader(reader, self.company_id, checked_later=checked_later)
+
+    def configured_read(self, read: Callable[[Reader], _T]) -> _T:
+        """
+        Return ``read(reader)`` on one view of the store (the primary, never a replica), the
+        principal's company configuration answered from the cache (decision 49).
+
+        *read* must only read, and may run twice. On a warm cache the version is asked for
+        ahead, so it rides with the view's one round trip, and the view's ``ROLLBACK`` with it
+        (PostgreSQL, MariaDB): a read answered from the configuration alone costs one round trip.
+        When the version that arrives is newer than the held configuration, *read* runs once
+        more on a view that reads the version first: a record changed before the read began is
+        never answered from the older configuration, nor an error decided on it.
+        """
+        if self.configuration is None:
+            with self.store.read() as reader:
+                return read(reader)
+        try:
+            return self._configured_view(read, ahead=True)
+        except ReadAgain:
+            return self._configured_view(read, ahead=False)
+
+    def _configured_view(self, read: Callable[[Reader], _T], *, ahead: bool) -> _T:
+        with self.store.read() as store_reader:
+            reader = self.configured(store_reader, checked_later=ahead)
+
+            def answered() -> _T:
+                found = read(reader)
+                if ahead:
+                    last_read(reader)  # the version still to come ends the view
+                return found
+
+            return confirmed(reader, answered)
 
     def configured_unit(self, tx: Transaction) -> Transaction:
         """

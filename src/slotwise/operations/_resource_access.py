@@ -20,8 +20,9 @@ class ResourceAccess:
     _ctx: Context
 
     def _owned(self, resource_id: str) -> Resource:
-        with self._ctx.store.read() as reader:
-            return self._ctx.owned(reader, Resource, resource_id, field="resource_id")
+        return self._ctx.configured_read(
+            lambda reader: self._ctx.owned(reader, Resource, resource_id, field="resource_id")
+        )
 
     def _live(self, reader: Reader, resource_id: str) -> Resource:
         resource = self._ctx.owned(reader, Resource, resource_id, field="resource_id")
@@ -30,8 +31,7 @@ class ResourceAccess:
         return resource
 
     def _live_resource(self, resource_id: str) -> Resource:
-        with self._ctx.store.read() as reader:
-            return self._live(reader, resource_id)
+        return self._ctx.configured_read(lambda reader: self._live(reader, resource_id))
 
 
 def resource_event(ctx: Context, tx: Transaction, resource: Resource, trigger: Trigger) -> None:

@@ -19,8 +19,9 @@ class ServiceAccess:
     _ctx: Context
 
     def _owned(self, service_id: str) -> Service:
-        with self._ctx.store.read() as reader:
-            return self._ctx.owned(reader, Service, service_id, field="service_id")
+        return self._ctx.configured_read(
+            lambda reader: self._ctx.owned(reader, Service, service_id, field="service_id")
+        )
 
     def _writable(self, reader: Reader, service_id: str) -> Service:
         # change=True: a company-scoped service is company-wide, changed only by principals of

@@ -16,7 +16,8 @@ from slotwise.model import Block, BlockTarget, Calendar, WeeklyHours
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.paging import DEFAULT_LIMIT, AllPages, Page, check_window
-from slotwise.storage.listing import ListQuery, as_page
+from slotwise.storage.listing import Listed, ListQuery, as_page
+from slotwise.storage.protocol import Reader
 
 from ._deletion import delete_calendar
 from .windows import (
@@ -108,8 +109,9 @@ class CalendarOperations(AllPages[Calendar]):
             NotFound: when no calendar has *calendar_id*.
             Unauthorized: when it is not the principal's.
         """
-        with self._ctx.store.read() as reader:
-            return self._ctx.owned(reader, Calendar, calendar_id, field="calendar_id")
+        return self._ctx.configured_read(
+            lambda reader: self._ctx.owned(reader, Calendar, calendar_id, field="calendar_id")
+        )
 
     def list(
         self, *, location_id: str | None = None, offset: int = 0, limit: int = DEFAULT_LIMIT
@@ -126,12 +128,15 @@ class CalendarOperations(AllPages[Calendar]):
         """
         ctx = self._ctx
         check_window(offset, limit)
-        with ctx.store.read() as reader:
+
+        def read(reader: Reader) -> tuple[ListQuery, Listed[Calendar]]:
             location = ctx.location(reader, location_id)
             query = ListQuery(
                 company_id=ctx.company_id, location_id=location.id, offset=offset, limit=limit
             )
-            listed = reader.page(Calendar, query)
+            return query, reader.page(Calendar, query)
+
+        query, listed = ctx.configured_read(read)
         return as_page(listed, query, url="/setup/v1/calendars")
 
     def update(self, calendar_id: str, /, **changes: Unpack[CalendarChanges]) -> Calendar:

@@ -135,8 +135,11 @@ class CompanyOperations:
 
     def get(self) -> Company:
         """Return the principal's company."""
-        with self._ctx.store.read() as reader:
-            return self._ctx.owned(reader, Company, self._ctx.company_id, field="company_id")
+        return self._ctx.configured_read(
+            lambda reader: self._ctx.owned(
+                reader, Company, self._ctx.company_id, field="company_id"
+            )
+        )
 
     def of_business_user(self, email: str, /) -> list[Company]:
         """

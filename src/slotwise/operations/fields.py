@@ -138,8 +138,9 @@ class FieldOperations:
 
         .. versionadded:: 0.1
         """
-        with self._ctx.store.read() as reader:
-            return self._ctx.owned(reader, FieldDefinition, field_id, field="field_id")
+        return self._ctx.configured_read(
+            lambda reader: self._ctx.owned(reader, FieldDefinition, field_id, field="field_id")
+        )
 
     def update(
         self, field_id: str, /, **changes: Unpack[FieldDefinitionChanges]
@@ -210,9 +211,11 @@ class FieldOperations:
 
     def _at(self, location_id: str | None) -> list[FieldDefinition]:
         ctx = self._ctx
-        with ctx.store.read() as reader:
-            location = ctx.location(reader, location_id)
-            definitions = _definitions_at(reader, ctx.company_id, location.id)
+        definitions = ctx.configured_read(
+            lambda reader: _definitions_at(
+                reader, ctx.company_id, ctx.location(reader, location_id).id
+            )
+        )
         # sorted() is stable, so equal sort orders keep creation order.
         return sorted(definitions, key=lambda definition: definition.sort_order)
 

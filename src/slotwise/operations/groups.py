@@ -16,7 +16,7 @@ import attrs
 from slotwise.model import ResourceGroup, ServiceGroup
 from slotwise.operations._context import Context
 from slotwise.paging import AllPages, Page, paginate
-from slotwise.storage.protocol import Transaction
+from slotwise.storage.protocol import Reader, Transaction
 
 __all__ = ["GroupKind", "GroupOperationsBase"]
 
@@ -57,19 +57,24 @@ class GroupOperationsBase(AllPages[G], Generic[G]):
         return group
 
     def _get(self, group_id: str) -> G:
-        with self._ctx.store.read() as reader:
+        def read(reader: Reader) -> G:
             group: G = self._ctx.owned(reader, self.kind.record, group_id, field=self.kind.field)
-        return group
+            return group
+
+        return self._ctx.configured_read(read)
 
     def _list(self, location_id: str | None, offset: int, limit: int) -> Page[G]:
         ctx = self._ctx
-        with ctx.store.read() as reader:
+
+        def read(reader: Reader) -> list[G]:
             location = ctx.location(reader, location_id)
-            groups: list[G] = [
+            return [
                 group
                 for group in reader.find(self.kind.record, company_id=ctx.company_id)
                 if group.location_id in (None, location.id)
             ]
+
+        groups = ctx.configured_read(read)
         return paginate(groups, url=self.kind.url, offset=offset, limit=limit)
 
     def _update(self, group_id: str, changes: Mapping[str, Any]) -> G:

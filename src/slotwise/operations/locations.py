@@ -221,8 +221,9 @@ class LocationOperations(AllPages[Location]):
 
     def get(self, location_id: str, /) -> Location:
         """Return a location (spec: GET /consumer/v1/locations/{id})."""
-        with self._ctx.store.read() as reader:
-            return self._ctx.owned(reader, Location, location_id, field="location_id")
+        return self._ctx.configured_read(
+            lambda reader: self._ctx.owned(reader, Location, location_id, field="location_id")
+        )
 
     def list(
         self,
@@ -242,8 +243,7 @@ class LocationOperations(AllPages[Location]):
             nearest_to: ``(latitude, longitude)``; orders by great-circle distance, locations
                 without coordinates last. Otherwise the order is creation order.
         """
-        with self._ctx.store.read() as reader:
-            locations = self._ctx.visible_locations(reader)
+        locations = self._ctx.configured_read(self._ctx.visible_locations)
         if name is not None:
             needle = name.casefold()
             locations = [loc for loc in locations if needle in loc.name.casefold()]
@@ -272,9 +272,12 @@ class LocationOperations(AllPages[Location]):
 
     def effective_settings(self, location_id: str, /) -> LocationSettings:
         """Return the settings in force at a location, following its settings scope."""
-        with self._ctx.store.read() as reader:
+
+        def read(reader: Reader) -> LocationSettings:
             location = self._ctx.owned(reader, Location, location_id, field="location_id")
             return settings_in_force(reader, location)
+
+        return self._ctx.configured_read(read)
 
     def settings_list(
         self, *, offset: int = 0, limit: int = DEFAULT_LIMIT
@@ -325,9 +328,12 @@ class LocationOperations(AllPages[Location]):
 
         Spec: GET /setup/v1/locations/{id}/services.
         """
-        with self._ctx.store.read() as reader:
+
+        def read(reader: Reader) -> tuple[Location, list[Service]]:
             location = self._ctx.owned(reader, Location, location_id, field="location_id")
-            services = services_at(reader, location)
+            return location, services_at(reader, location)
+
+        location, services = self._ctx.configured_read(read)
         return paginate(
             services, url=f"/setup/v1/locations/{location.id}/services", offset=offset, limit=limit
         )

@@ -13,6 +13,7 @@ from slotwise.errors import InvalidChoice
 from slotwise.model import Resource, ResourceConsumerView, ResourceGroup, Service
 from slotwise.operations._boundary import operations
 from slotwise.paging import DEFAULT_LIMIT, Page, paginate
+from slotwise.storage.protocol import Reader
 
 from ._resource_access import ResourceAccess
 
@@ -38,8 +39,9 @@ class ResourceReadOperations(ResourceAccess):
             NotFound: when no resource has *resource_id*.
             Unauthorized: when it is another company's or at a location outside the principal's set.
         """
-        with self._ctx.store.read() as reader:
-            return self._ctx.owned(reader, Resource, resource_id, field="resource_id")
+        return self._ctx.configured_read(
+            lambda reader: self._ctx.owned(reader, Resource, resource_id, field="resource_id")
+        )
 
     def get_consumer(self, resource_id: str, /) -> ResourceConsumerView:
         """
@@ -118,11 +120,14 @@ class ResourceReadOperations(ResourceAccess):
         if sort_order not in _SORT_ORDERS:
             raise InvalidChoice(field="sort_order", allowed=_SORT_ORDERS, requested=sort_order)
         ctx = self._ctx
-        with ctx.store.read() as reader:
+
+        def read(reader: Reader) -> builtins.list[Resource]:
             location = ctx.location(reader, location_id)
             if resource_group_id is not None:
                 ctx.owned(reader, ResourceGroup, resource_group_id, field="resource_group_id")
-            resources = reader.find(Resource, company_id=ctx.company_id, location_id=location.id)
+            return reader.find(Resource, company_id=ctx.company_id, location_id=location.id)
+
+        resources = ctx.configured_read(read)
         if not include_deleted:
             resources = [r for r in resources if not r.deleted]
         if resource_group_id is not None:
@@ -157,13 +162,13 @@ class ResourceReadOperations(ResourceAccess):
         service but lists none here. Links to services that no longer exist are skipped.
         """
         ctx = self._ctx
-        with ctx.store.read() as reader:
+
+        def read(reader: Reader) -> tuple[Resource, builtins.list[Service]]:
             resource = ctx.owned(reader, Resource, resource_id, field="resource_id")
-            services = [
-                service
-                for service in (reader.get(Service, sid) for sid in resource.linked_service_ids)
-                if service is not None
-            ]
+            linked = (reader.get(Service, sid) for sid in resource.linked_service_ids)
+            return resource, [service for service in linked if service is not None]
+
+        resource, services = ctx.configured_read(read)
         return paginate(
             services,
             url=f"/consumer/v1/resources/{resource.id}/services",

@@ -17,6 +17,7 @@ from slotwise.model import (
     Block,
     BlockTarget,
     DayWindow,
+    Location,
     Service,
     ServiceScope,
     Weekday,
@@ -24,6 +25,7 @@ from slotwise.model import (
 )
 from slotwise.operations._boundary import operations
 from slotwise.paging import DEFAULT_LIMIT, Page
+from slotwise.storage.protocol import Reader
 
 from ._service_access import ServiceAccess
 from .windows import (
@@ -234,15 +236,19 @@ class ServiceHoursOperations(ServiceAccess):
 
     def _window_target(self, service_id: str, location_id: str | None) -> tuple[Service, str]:
         ctx = self._ctx
-        with ctx.store.read() as reader:
+
+        def read(reader: Reader) -> tuple[Service, Location]:
             service = ctx.owned(reader, Service, service_id, field="service_id")
-            company_wide = service.scope is ServiceScope.COMPANY
-            if location_id is None:
-                # Spec: POST /setup/v1/services/{id}/allocations, "without locationId the primary
-                # location is assumed for company-scoped services, the service's own location
-                # for location-scoped ones"; blocks follow the same rule.
-                location_id = None if company_wide else service.location_id
-            location = ctx.location(reader, location_id)
+            # Spec: POST /setup/v1/services/{id}/allocations, "without locationId the primary
+            # location is assumed for company-scoped services, the service's own location for
+            # location-scoped ones"; blocks follow the same rule.
+            named = location_id
+            if named is None and service.scope is not ServiceScope.COMPANY:
+                named = service.location_id
+            return service, ctx.location(reader, named)
+
+        service, location = ctx.configured_read(read)
+        company_wide = service.scope is ServiceScope.COMPANY
         if not company_wide and location.id != service.location_id:
             raise InvalidReference(
                 f"service {service_id!r} is offered only at its own location, not at "

@@ -299,17 +299,20 @@ class ServiceOperations(ServiceHoursOperations, AllPages[Service]):
             OutOfRange: for an invalid ``offset`` or ``limit``.
         """
         ctx = self._ctx
-        with ctx.store.read() as reader:
+
+        def read(reader: Reader) -> tuple[Service, list[Resource]]:
             service = ctx.owned(reader, Service, service_id, field="service_id")
             if service.scope is ServiceScope.COMPANY:
                 location_ids = {location.id for location in ctx.visible_locations(reader)}
             else:
                 location_ids = {service.location_id}
-            resources = [
+            return service, [
                 resource
                 for resource in reader.find(Resource, company_id=ctx.company_id)
                 if resource.location_id in location_ids and resource.takes_service(service.id)
             ]
+
+        service, resources = ctx.configured_read(read)
         resources.sort(key=lambda resource: (resource.options.sort_key, resource.name.casefold()))
         now = ctx.clock.now()
         views = [
@@ -335,11 +338,15 @@ class ServiceOperations(ServiceHoursOperations, AllPages[Service]):
         max_limit: int,
     ) -> Page[Service]:
         ctx = self._ctx
-        with ctx.store.read() as reader:
+
+        def read(reader: Reader) -> list[Service]:
             location = ctx.location(reader, location_id)
             if service_group_id is not None:
                 ctx.owned(reader, ServiceGroup, service_group_id, field="service_group_id")
-            services = services_at(reader, location)
+            return services_at(reader, location)
+
+        # Locations, groups and services are configuration: one round trip on a warm cache.
+        services = ctx.configured_read(read)
         services = [
             service
             for service in services

@@ -125,8 +125,7 @@ class TargetWindows:
         Raises:
             NotFound: when it does not exist, is deleted, or belongs to another kind of target.
         """
-        with self.ctx.store.read() as reader:
-            return self._live(reader, kind, window_id)
+        return self.ctx.configured_read(lambda reader: self._live(reader, kind, window_id))
 
     def list(
         self, kind: type[W], target_id: str, *, offset: int = 0, limit: int = DEFAULT_LIMIT

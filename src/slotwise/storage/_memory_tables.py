@@ -64,7 +64,8 @@ _LOCATED: frozenset[type[Any]] = frozenset(
 
 def _value(record: Any, name: str) -> object:
     found = getattr(record, name)
-    return found.value if isinstance(found, enum.Enum) else found
+    # ``_value_``: the enum's own attribute (``value`` is a Python-level property).
+    return found._value_ if isinstance(found, enum.Enum) else found
 
 
 _PLANS: dict[type[Any], tuple[bool, tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {

@@ -17,12 +17,13 @@ committed before the request began is always seen (the version differs, the conf
 read again). The configuration is read *after* the version it is labelled with, so a label is
 never newer than its contents: a change committed in between only costs one more reload.
 
-A lag-tolerant read on a store whose reads ride (``SQLStore`` on PostgreSQL and MariaDB) may
-instead ask for the version *with* its first read (``checked_later``): it is answered from the
-configuration held meanwhile, and :func:`confirmed` checks the version of the same snapshot
-before the answer (or an error) leaves the read; an older configuration makes the read run again
-from the start (``ReadAgain``), reading the version first. Nothing answered from a stale
-configuration ever reaches the caller, and a warm availability read is one round trip.
+A read that can run again (``lagging_read``, ``Context.configured_read``) on a store whose reads
+ride (``SQLStore`` on PostgreSQL, MariaDB) may ask for the version *with* its first read instead
+(``checked_later``): it is answered from the configuration held meanwhile, and :func:`confirmed`
+checks the version of the same snapshot before the answer (or an error) leaves the read; an older
+configuration makes the read run again from the start (``ReadAgain``), reading the version first.
+Nothing answered from a stale configuration reaches the caller, and a warm availability read, or
+a warm read of configuration alone (a list of services), is one round trip.
 """
 
 from __future__ import annotations
@@ -198,8 +199,8 @@ class ConfigurationCache:
         that keeps no versions gets *reader* back unchanged. Use it only on a read-only view:
         configuration read inside a unit of work that writes may never commit.
 
-        With *checked_later*, for a read that ``lagging_read`` runs and that returns through
-        :func:`confirmed`: when the cache holds the company and *reader*'s store can ask for
+        With *checked_later*, for a read that is run again on ``ReadAgain`` (``lagging_read``,
+        ``Context.configured_read``) and that returns through :func:`confirmed`: when the cache holds the company and *reader*'s store can ask for
         the version with its next round trip, the version is not read first; it is checked
         when it arrives (see the module's docstring).
         """
