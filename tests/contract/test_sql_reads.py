@@ -23,6 +23,7 @@ from slotwise import (
     Service,
     StoreError,
     StoreUnavailable,
+    Unauthorized,
     Workspace,
 )
 from slotwise.storage.batched import last_read
@@ -308,6 +309,11 @@ def test_a_read_of_configuration_on_a_warm_cache_makes_one_round_trip(
         # The view ended on the server: the connection went back to the pool with nothing open.
         assert ws.resources.list() == ws.resources.list()
         assert trips.count - before == 3
+        # A record the configuration does not hold: its read rides with the version, then the
+        # ROLLBACK (two round trips, as without the cache).
+        with pytest.raises(NotFound):
+            ws.services.get("no-such-service")
+        assert trips.count - before == 5
     with server_store(server, by_url=True) as store:
         ws, _ = _business(store)
         expected = ws.services.list()
@@ -339,6 +345,7 @@ def test_a_configuration_read_never_answers_from_a_configuration_changed_since(
         elsewhere.services.update(service_id, duration=60)
         with caplog.at_level(logging.DEBUG, logger="slotwise.storage"):
             assert ws.services.get(service_id).duration == 60
+        assert "configuration changed" in caplog.text  # answered by the second view
         made = elsewhere.services.create(name="New", duration=30, booking_interval=30, reason="x")
         assert ws.services.list() == fresh.services.list()
         assert made.id in [service.id for service in ws.services.list().data]
@@ -348,6 +355,15 @@ def test_a_configuration_read_never_answers_from_a_configuration_changed_since(
             ws.services.get(made.id)
         elsewhere.locations.update(ws.locations.list().data[0].id, name="Uptown")
         assert ws.locations.list().data[0].name == "Uptown"
+        # A principal limited to another location: refused, from the cache as from the store.
+        north = elsewhere.locations.create(name="North")
+        limited = Scheduler(store, clock=ManualClock(NOW)).for_company(
+            company_id, location_ids=frozenset({north.id})
+        )
+        for workspace in (limited, limited):  # a cold cache, then a warm one
+            with pytest.raises(Unauthorized):
+                workspace.services.get(service_id)
+            assert [] == list(workspace.services.list().data)
 
 
 @pytest.mark.parametrize("server", SERVERS)

@@ -270,23 +270,39 @@ class TestConfiguredRead:
         assert not runs[1]._unconfirmed  # read after its version, not ahead of it
 
     def test_an_error_decided_on_an_older_configuration_is_not_raised(self):
-        """A service missing from the held configuration: the read runs again, not NotFound."""
+        """A service made after the cache loaded: found by the second view, not NotFound."""
         ctx, views, service = self._context([10_000, 10_000])
-        answers = iter([None, service])
+        elsewhere = Scheduler(views._store, clock=ManualClock(START), ids=SequentialIds("new-"))
+        made = elsewhere.for_company(service.company_id).services.create(
+            name="New", duration=30, reason="r"
+        )
+        runs: list[Any] = []
 
         def read(reader: Any) -> Service:
-            found = next(answers)
-            if found is None:
-                raise NotFound(kind="Service", record_id="svc-new")
-            return found
+            runs.append(reader)
+            return ctx.owned(reader, Service, made.id, field="id")
 
-        assert service == ctx.configured_read(read)
-        assert 2 == len(views.views)
+        assert made == ctx.configured_read(read)
+        assert 2 == len(runs)
+        assert not runs[1]._unconfirmed  # the second view read the version first
 
-    def test_without_a_cache_the_read_is_the_store_s(self):
-        """cache_configuration=False: a plain view of the store."""
-        scheduler, ws, service = _business(cache_configuration=False)
+    def test_a_list_of_services_reads_the_store_once_per_change(self, monkeypatch):
+        """With the cache, repeated lists read the services once; without it, every time."""
+        counts = {}
+        for cached in (True, False):
+            _, ws, service = _business(cache_configuration=cached)
+            seen: list[str] = []
+            original = MemoryReader.find
 
-        assert service == ws.services.get(service.id)
-        assert [service] == list(ws.services.list().data)
-        assert scheduler.configuration_cache is None
+            def find(self, kind, /, *, company_id, location_id=None, seen=seen, original=original):
+                if kind is Service:
+                    seen.append(company_id)
+                return original(self, kind, company_id=company_id, location_id=location_id)
+
+            monkeypatch.setattr(MemoryReader, "find", find)
+            for _ in range(3):
+                assert [service] == list(ws.services.list().data)
+            counts[cached] = len(seen)
+            monkeypatch.undo()
+
+        assert {True: 1, False: 3} == counts  # the first list loads the configuration

@@ -5,6 +5,7 @@ tenant checks that guard every record an operation touches (decision 30).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -24,6 +25,8 @@ from .meetings import MeetingLinkProvider, NoMeetingLinks
 __all__ = ["DEFAULT_MAX_QUERY_DAYS", "MAX_QUERY_DAYS_LIMIT", "Context"]
 
 _T = TypeVar("_T")
+
+logger = logging.getLogger("slotwise.storage")
 
 DEFAULT_MAX_QUERY_DAYS = 366
 """The most dates one availability search spans unless the scheduler says otherwise (decision 36)."""
@@ -91,7 +94,8 @@ class Context:
                 return read(reader)
         try:
             return self._configured_view(read, ahead=True)
-        except ReadAgain:
+        except ReadAgain as again:
+            logger.debug("%s; the read runs again", again.message)
             return self._configured_view(read, ahead=False)
 
     def _configured_view(self, read: Callable[[Reader], _T], *, ahead: bool) -> _T:

@@ -6,11 +6,10 @@ calendars, services and service groups, resources and resource groups, blocks an
 booking field definitions -- change rarely and are read by every availability request and
 booking. A store that keeps a per-company *configuration version*, bumped by every write of
 those records in the same unit of work, offers ``configuration_version(company_id)``: one
-indexed read. :class:`ConfigurationCache`
-keeps each company's configuration with the version it was read at, and hands out a
-:class:`CachedReader` that answers configuration reads from it as long as the store still
-reports that version. Appointments, customers and everything else are always read from the
-store.
+indexed read. :class:`ConfigurationCache` keeps each company's configuration with the version it
+was read at, and hands out a :class:`CachedReader` that answers configuration reads from it as
+long as the store still reports that version. Appointments, customers and everything else are
+always read from the store.
 
 Why it is safe across processes and hosts: a request reads the version first, so a change
 committed before the request began is always seen (the version differs, the configuration is
@@ -19,11 +18,10 @@ never newer than its contents: a change committed in between only costs one more
 
 A read that can run again (``lagging_read``, ``Context.configured_read``) on a store whose reads
 ride (``SQLStore`` on PostgreSQL, MariaDB) may ask for the version *with* its first read instead
-(``checked_later``): it is answered from the configuration held meanwhile, and :func:`confirmed`
-checks the version of the same snapshot before the answer (or an error) leaves the read; an older
-configuration makes the read run again from the start (``ReadAgain``), reading the version first.
-Nothing answered from a stale configuration reaches the caller, and a warm availability read, or
-a warm read of configuration alone (a list of services), is one round trip.
+(``checked_later``), answered from the configuration held meanwhile: :func:`confirmed` checks the
+version of the same snapshot before the answer (or an error) leaves the read, and an older one
+runs the read again (``ReadAgain``), reading the version first. Nothing answered from a stale
+configuration reaches the caller; a warm availability read, or list of services, is one round trip.
 """
 
 from __future__ import annotations
@@ -199,10 +197,9 @@ class ConfigurationCache:
         that keeps no versions gets *reader* back unchanged. Use it only on a read-only view:
         configuration read inside a unit of work that writes may never commit.
 
-        With *checked_later*, for a read that is run again on ``ReadAgain`` (``lagging_read``,
-        ``Context.configured_read``) and that returns through :func:`confirmed`: when the cache holds the company and *reader*'s store can ask for
-        the version with its next round trip, the version is not read first; it is checked
-        when it arrives (see the module's docstring).
+        With *checked_later* (a read run again on ``ReadAgain`` that returns through
+        :func:`confirmed`): a held company's version is asked for with the store's next round
+        trip where it can be, not read first, and checked when it arrives (module docstring).
         """
         if checked_later:
             with self._lock:
@@ -231,9 +228,8 @@ class ConfigurationCache:
 
     def configuration(self, reader: Reader, company_id: str) -> Configuration | None:
         """
-        Return *company_id*'s configuration as *reader* sees it now: one version read, and the
-        whole configuration read only when it changed. ``None`` when the store keeps no
-        versions. The same rule as :meth:`reader`: only on a read-only view.
+        Return *company_id*'s configuration as *reader* sees it now (``None`` when the store keeps
+        no versions): one version read, the rest only when it changed. Read-only views only.
         """
         version = configuration_version(reader, company_id)
         if version is None:
@@ -318,7 +314,11 @@ class CachedReader:
         """
         if self._unconfirmed:
             # Sends what waits to ride, the version asked for ahead among it.
-            configuration_version(self._reader, self._configuration.company_id)
+            send_ahead = getattr(self._reader, "send_ahead", None)
+            if send_ahead is None:  # a store that cannot send it alone reads it once more
+                configuration_version(self._reader, self._configuration.company_id)
+            else:
+                send_ahead()
             if self._unconfirmed:
                 raise StoreError("the configuration version asked for ahead was never answered")
 

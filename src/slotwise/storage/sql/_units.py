@@ -40,11 +40,13 @@ class SQLReader(RangeReads):
     """Which server answers: ``"primary"``, or ``"replica <n>"`` (the store's n-th replica)."""
     _may_end = True
     """Whether :meth:`last_read` ends the view (not on a read run again after ``ViewEnded``)."""
+    _prefetching: frozenset[tuple[type[Any], str]] = frozenset()
+    """The records a prefetch asked for ahead, not answered yet."""
 
     def get(self, kind: type[R], record_id: str, /) -> R | None:
         known: R | None = self._known.get((kind, record_id))
-        if known is None and self._ahead:
-            self._send_queued()  # a read asked for ahead may hold it
+        if known is None and (kind, record_id) in self._prefetching:
+            self._send_queued()  # the prefetch asked for ahead answers it (or finds none)
             known = self._known.get((kind, record_id))
         if known is not None and self._failure is None:
             return known  # (after a failure the database answers, and raises again)
@@ -73,6 +75,14 @@ class SQLReader(RangeReads):
         configuration write): one primary-key read, for ``slotwise.storage.configuration``.
         """
         return _version_of(self._rows(_VERSION, {"company_id": company_id}))
+
+    def send_ahead(self) -> None:
+        """
+        Send the reads asked for ahead (and whatever else waits to ride, the view's ``ROLLBACK``
+        after :meth:`last_read` among it) now, adding no statement: nothing is sent when nothing
+        waits.
+        """
+        self._send_queued()
 
     def configuration_version_ahead(self, company_id: str, answered: Callable[[int], None]) -> bool:
         """
@@ -115,9 +125,12 @@ class SQLReader(RangeReads):
         }
 
         def answered(rows: list[Any]) -> None:
+            self._prefetching = self._prefetching.difference(missing)
             for position, document in rows:
                 kind, record_id = missing[int(position)]
                 self._known[(kind, record_id)] = decode(kind, document)
+
+        self._prefetching = self._prefetching.union(missing)
 
         # On PostgreSQL the read rides with the unit's next round trip (its answer can wait
         # for the get() calls it serves).
