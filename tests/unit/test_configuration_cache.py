@@ -306,3 +306,34 @@ class TestConfiguredRead:
             monkeypatch.undo()
 
         assert {True: 1, False: 3} == counts  # the first list loads the configuration
+
+
+class TestNewerKept:
+    """Versions only rise: a reader behind the held version (a lagging replica) does not evict it."""
+
+    def test_a_reader_behind_is_answered_at_its_version_and_the_newer_one_stays(self):
+        cache, store, service, version = TestCheckedLater._held(TestCheckedLater())
+
+        behind = cache.configuration(_AheadReader(store, version - 1), service.company_id)
+        loads = cache.loads
+        current = cache.configuration(_AheadReader(store, version), service.company_id)
+
+        assert behind is not None
+        assert version - 1 == behind.version
+        assert current is not None
+        assert version == current.version
+        assert loads == cache.loads  # the held one answered: not read again
+
+    def test_a_reader_ahead_replaces_the_older_one(self):
+        cache, store, service, version = TestCheckedLater._held(TestCheckedLater())
+
+        ahead = cache.configuration(_AheadReader(store, version + 1), service.company_id)
+        loads = cache.loads
+        again = cache.configuration(_AheadReader(store, version + 1), service.company_id)
+        older = cache.configuration(_AheadReader(store, version), service.company_id)
+
+        assert ahead is again
+        assert loads == cache.loads - 1  # the older version is read for its reader, not kept
+        assert older is not None
+        assert version == older.version
+        assert cache.configuration(_AheadReader(store, version + 1), service.company_id) is ahead

@@ -242,30 +242,29 @@ class ConfigurationCache:
         fresh = Configuration.read(reader, company_id, version)
         with self._lock:
             self.loads += 1
-            self._held[company_id] = fresh
+            held = self._held.pop(company_id, None)  # a newer one (a lagging view's read) stays
+            self._held[company_id] = held if held is not None and held.version > version else fresh
             while len(self._held) > self._companies:
                 del self._held[next(iter(self._held))]
         return fresh
 
     def _kept(self, company_id: str, version: int) -> Configuration | None:
         """
-        Return *company_id*'s configuration held at *version*, now the most recently used;
-        one held at another version is let go. The caller holds the lock.
+        Return *company_id*'s configuration held at *version*, now the most recently used. One
+        held at an older version is let go; a newer one stays (versions only rise: the reader
+        lags behind it, a replica), so two servers' reads do not reload it in turn. Lock held.
         """
         held = self._held.pop(company_id, None)
-        if held is None or held.version != version:
-            return None
-        self._held[company_id] = held  # most recently used last
-        return held
+        if held is not None and held.version >= version:
+            self._held[company_id] = held  # most recently used last
+        return held if held is not None and held.version == version else None
 
     def unit(self, tx: Transaction, company_id: str) -> Transaction:
         """
         Return *tx* with *company_id*'s configuration reads answered from this cache, for a unit
         of work that writes no configuration (a booking): call it before the unit writes
-        anything, so what it loads is what was committed (decision 49).
-
-        The version is read inside the unit, after its locks: a configuration change committed
-        before that read is seen, as a direct read at that moment would see it.
+        anything, so what it loads is what was committed (decision 49). The version is read
+        inside the unit, after its locks: a change committed before that read is seen.
         """
         cached = self.reader(tx, company_id)
         if not isinstance(cached, CachedReader):
