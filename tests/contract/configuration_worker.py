@@ -3,8 +3,8 @@ The other process of ``tests/contract/test_configuration_processes.py``: one con
 change made through its own ``SQLStore`` and ``Scheduler``, then it exits.
 
 Run as ``python -m tests.contract.configuration_worker URL SCHEMA COMPANY RESOURCE ACTION
-[BLOCK]``; ``ACTION`` is ``block`` (a block 10:00-12:00 on the test day; prints its id) or
-``unblock`` (deletes block ``BLOCK``).
+[BLOCK | NAME]``; ``ACTION`` is ``block`` (a block 10:00-12:00 on the test day; prints its id),
+``unblock`` (deletes block ``BLOCK``) or ``rename`` (names the resource ``NAME``).
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ def main(url: str, schema: str, company_id: str, resource_id: str, action: str, 
             print(block.id)
         elif action == "unblock":
             resources.delete_block(rest[0])
+        elif action == "rename":
+            resources.update(resource_id, name=rest[0])
         else:
             raise SystemExit(f"unknown action {action!r}")
     finally:

@@ -4,7 +4,8 @@ company's configuration serves, on its very next request, a rule another process
 
 The parent keeps one ``Scheduler`` (one configuration cache) for the whole test; another OS
 process (``tests/contract/configuration_worker.py``, its own engine and connections) adds a
-block, then removes it, between the parent's availability queries.
+block, then removes it, between the parent's availability queries, or renames a resource
+between the parent's reads of it.
 """
 
 from __future__ import annotations
@@ -103,3 +104,23 @@ def test_a_change_in_another_process_is_served_on_the_next_request(store: SQLSto
     assert [t for t in opening if not 900 < t < 1200] == blocked
     assert opening == reopened
     assert loads_before + 2 == cache.loads
+
+
+def test_a_record_another_process_changed_is_read_back_on_the_next_request(store: SQLStore):
+    """Reads of configuration alone (a resource, a list) see another process's change at once."""
+    scheduler = Scheduler(store, clock=ManualClock(NOW), ids=SequentialIds())
+    company = scheduler.create_company(name="Acme", timezone="America/New_York")
+    ws = scheduler.for_company(company.id)
+    ws.locations.create(name="Downtown")
+    ana = ws.resources.create(name="Ana", reason="r")
+    cache = scheduler.configuration_cache
+    assert cache is not None
+    assert "Ana" == ws.resources.get(ana.id).name  # loads the configuration
+    assert ["Ana"] == [resource.name for resource in ws.resources.list().data]
+    loads_before = cache.loads
+
+    _other_process(store, company.id, ana.id, "rename", "Ann")
+
+    assert "Ann" == ws.resources.get(ana.id).name
+    assert ["Ann"] == [resource.name for resource in ws.resources.list().data]
+    assert loads_before + 1 == cache.loads
