@@ -7,7 +7,7 @@ checkout, the read runs again on a pinged one; an unreachable server still fails
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -283,12 +283,22 @@ def test_a_plain_read_is_not_pinged_and_replaces_a_connection_the_server_ended(
     with server_store(server, by_url=True) as store:
         ws, _ = _business(store)
         appointment = ws.appointments.list(limit=1).data[0]
-        ended = _session_id(store)
-        _end_session(server, ended)
-        with caplog.at_level(logging.INFO, logger="slotwise.storage"):
-            assert ws.appointments.get(appointment.id) == appointment
-        assert "sent again on another" in caplog.text
-        assert _session_id(store) != ended
+        _answers_after_its_connection_ended(
+            server, store, lambda: ws.appointments.get(appointment.id), caplog
+        )
+
+
+def _answers_after_its_connection_ended(
+    server: Server, store: SQLStore, read: Callable[[], object], caplog: pytest.LogCaptureFixture
+) -> None:
+    """*read* answers as before once the server ended the pool's connection (sent again)."""
+    expected = read()
+    ended = _session_id(store)
+    _end_session(server, ended)
+    with caplog.at_level(logging.INFO, logger="slotwise.storage"):
+        assert read() == expected
+    assert "sent again on another" in caplog.text
+    assert _session_id(store) != ended
 
 
 @pytest.mark.parametrize("server", SERVERS)
@@ -316,13 +326,8 @@ def test_a_read_of_configuration_on_a_warm_cache_makes_one_round_trip(
         assert trips.count - before == 5
     with server_store(server, by_url=True) as store:
         ws, _ = _business(store)
-        expected = ws.services.list()
-        ended = _session_id(store)
-        _end_session(server, ended)
-        with caplog.at_level(logging.INFO, logger="slotwise.storage"):
-            assert ws.services.list() == expected
-        assert "sent again on another" in caplog.text
-        assert _session_id(store) != ended
+        ws.services.list()  # loads the configuration
+        _answers_after_its_connection_ended(server, store, ws.services.list, caplog)
 
 
 @pytest.mark.parametrize("server", SERVERS)
