@@ -117,22 +117,24 @@ class _AheadReader:
             answered(self.version)
 
 
+def _held_cache() -> tuple[ConfigurationCache, MemoryStore, Service, int]:
+    """A business on a MemoryStore and a cache holding its configuration, with that version."""
+    scheduler, _, service = _business()
+    store = scheduler.store
+    assert isinstance(store, MemoryStore)
+    cache = ConfigurationCache()
+    with store.read() as reader:
+        held = cache.configuration(reader, service.company_id)
+    assert held is not None
+    return cache, store, service, held.version
+
+
 class TestCheckedLater:
     """A read answered from the held configuration before its version arrives (``checked_later``)."""
 
-    def _held(self) -> tuple[ConfigurationCache, MemoryStore, Service, int]:
-        scheduler, _, service = _business()
-        store = scheduler.store
-        assert isinstance(store, MemoryStore)
-        cache = ConfigurationCache()
-        with store.read() as reader:
-            held = cache.configuration(reader, service.company_id)
-        assert held is not None
-        return cache, store, service, held.version
-
     def test_an_answer_waits_for_the_version_and_stands_when_it_matches(self):
         """Nothing read from the store before the answer: confirmed() sends the version then."""
-        cache, store, service, version = self._held()
+        cache, store, service, version = _held_cache()
         ahead = _AheadReader(store, version)
         reader = cache.reader(ahead, service.company_id, checked_later=True)  # type: ignore[arg-type]
 
@@ -144,7 +146,7 @@ class TestCheckedLater:
 
     def test_an_answer_from_an_older_configuration_makes_the_read_run_again(self):
         """The version arrives newer than the held one: ReadAgain, and the cache lets it go."""
-        cache, store, service, version = self._held()
+        cache, store, service, version = _held_cache()
         ahead = _AheadReader(store, version + 1)
         reader = cache.reader(ahead, service.company_id, checked_later=True)  # type: ignore[arg-type]
 
@@ -159,7 +161,7 @@ class TestCheckedLater:
 
     def test_an_error_decided_on_an_older_configuration_makes_the_read_run_again(self):
         """A NotFound from the held records stands only once their version is confirmed."""
-        cache, store, service, version = self._held()
+        cache, store, service, version = _held_cache()
         company = service.company_id
 
         def refused() -> Service:
@@ -178,7 +180,7 @@ class TestCheckedLater:
 
     def test_a_store_failure_is_raised_as_it_is(self):
         """A StoreError is the store's answer: not turned into a version check."""
-        cache, store, service, version = self._held()
+        cache, store, service, version = _held_cache()
         ahead = _AheadReader(store, version + 1)
         reader = cache.reader(ahead, service.company_id, checked_later=True)  # type: ignore[arg-type]
 
@@ -191,7 +193,7 @@ class TestCheckedLater:
 
     def test_a_store_that_cannot_ask_ahead_reads_the_version_first(self):
         """MemoryStore's reader has no configuration_version_ahead: the usual cached reader."""
-        cache, store, service, _ = self._held()
+        cache, store, service, _ = _held_cache()
         with store.read() as reader:
             cached = cache.reader(reader, service.company_id, checked_later=True)
             assert isinstance(cached, CachedReader)
@@ -199,7 +201,7 @@ class TestCheckedLater:
 
     def test_a_confirmed_answer_keeps_its_company_most_recently_used(self):
         """With room for one more, the company whose version arrived matching is not the one evicted."""
-        cache, store, service, version = self._held()
+        cache, store, service, version = _held_cache()
         scheduler = Scheduler(store, clock=ManualClock(START), ids=SequentialIds("b-"))
         other = scheduler.create_company(name="Other", timezone="Europe/London").id
         with store.read() as reader:
@@ -231,7 +233,7 @@ class TestConfiguredRead:
     """``Context.configured_read``: configuration reads (a service, a list) on one view."""
 
     def _context(self, versions: list[int] | None) -> tuple[Context, _AheadStore, Service]:
-        cache, store, service, version = TestCheckedLater._held(TestCheckedLater())
+        cache, store, service, version = _held_cache()
         views = _AheadStore(store, [version] if versions is None else versions)
         ctx = Context(
             store=views,  # type: ignore[arg-type]
@@ -312,7 +314,7 @@ class TestNewerKept:
     """Versions only rise: a reader behind the held version (a lagging replica) does not evict it."""
 
     def test_a_reader_behind_is_answered_at_its_version_and_the_newer_one_stays(self):
-        cache, store, service, version = TestCheckedLater._held(TestCheckedLater())
+        cache, store, service, version = _held_cache()
 
         behind = cache.configuration(_AheadReader(store, version - 1), service.company_id)
         loads = cache.loads
@@ -325,7 +327,7 @@ class TestNewerKept:
         assert loads == cache.loads  # the held one answered: not read again
 
     def test_a_reader_ahead_replaces_the_older_one(self):
-        cache, store, service, version = TestCheckedLater._held(TestCheckedLater())
+        cache, store, service, version = _held_cache()
 
         ahead = cache.configuration(_AheadReader(store, version + 1), service.company_id)
         loads = cache.loads

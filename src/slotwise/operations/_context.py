@@ -85,8 +85,8 @@ class Context:
         *read* must only read, and may run twice. On a warm cache the version is asked for
         ahead, so it rides with the view's one round trip, and the view's ``ROLLBACK`` with it
         (PostgreSQL, MariaDB): a read answered from the configuration alone costs one round trip.
-        When the version that arrives is newer than the held configuration, *read* runs once
-        more on a view that reads the version first: a record changed before the read began is
+        When the version that arrives is not the held configuration's, *read* runs once more
+        on a view that reads the version first: a record changed before the read began is
         never answered from the older configuration, nor an error decided on it.
         """
         if self.configuration is None:
