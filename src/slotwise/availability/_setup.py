@@ -21,27 +21,19 @@ from slotwise._time import (
 )
 from slotwise.errors import InconsistentFields, OutOfRange
 from slotwise.model import (
-    Allocation,
-    AllocationTarget,
     Appointment,
     AppointmentStatus,
-    Block,
-    BlockTarget,
     Resource,
     RoundRobin,
     Service,
 )
-from slotwise.rules.repeat import occurrence_dates
 
 from ._minutes import (
-    REASON_TEXTS,
-    Span,
     _ceil_minute,
     _floor_minute,
-    _Label,
-    _Layer,
     _wall,
 )
+from ._shared import SharedSetup, derive_setup, setup_memo
 from .busy import uses_external_calendar
 from .output import (
     _Output,
@@ -50,13 +42,11 @@ from .query import AvailabilityQuery
 from .records import (
     _DayRecord,
     _Figures,
-    _Grid,
     _Offer,
     _Resource,
     _Window,
 )
 from .results import (
-    Reason,
     Slot,
 )
 from .snapshot import Snapshot
@@ -156,12 +146,7 @@ class _CalculatorSetup:
         self.horizon = self.latest + self.duration
         self.now = now
         self.output = _Output(query, self.zone_name)
-        self._profiles: dict[object, int] = {}
-        self._profile_days: dict[tuple[int, date], tuple[list[Span], list[int], list[int]]] = {}
-        self._day_records: dict[date, _DayRecord] = {}
         self._offers: dict[tuple[int, date], list[_Offer]] = {}
-        self._grids: dict[tuple[int, date, date], _Grid] = {}
-        """The grid starts of a run of dates, by (profile, first date, last date)."""
         self._swept: dict[int, tuple[list[int], list[_Figures]]] = {}
         """Each candidate's bookable starts and figures over the searched dates, by rank."""
         self.holds_cache: dict[str, list[Any]] = {}
@@ -173,8 +158,24 @@ class _CalculatorSetup:
         self._floors: dict[datetime, int] = {}
         self._ceils: dict[datetime, int] = {}
         """Appointment instants in minutes (start rounded down, end up), each converted once."""
-        self._windows(snapshot)
-        self.candidates = self._candidates(snapshot, query)
+        shared = self._shared(snapshot, query)
+        self.calendar_blocks = shared.calendar_blocks
+        self.service_blocks = shared.service_blocks
+        self.service_windows = shared.service_windows
+        self._shared_setup = shared
+        # A whole-day search reads and fills the shared set-up; a narrower one keeps its own
+        # records, open time and grids, cut from the shared whole days (``_OpenTime``).
+        self.whole_day = self.search_from == 0 and self.search_to == MINUTES_PER_DAY
+        whole = self.whole_day
+        self._day_records = shared.day_records if whole else {}
+        self._profile_days = shared.profile_days if whole else {}
+        self._grids = shared.grids if whole else {}
+        """The grid starts of a run of dates, by (profile, first date, last date)."""
+        self.candidates = [
+            _Resource(resource, index, blocks, allocations, profile)
+            for index, (resource, blocks, allocations, profile) in enumerate(shared.candidates)
+        ]
+        self._occupancy(snapshot)
         self.named = query.named_resources
         by_id = {res.id: res for res in self.candidates}
         self.named_resource: Resource | None = None
@@ -195,105 +196,42 @@ class _CalculatorSetup:
         # The random round robin's seed; repr(query) is worked out only when it is used.
         self._seed: bytes | None = None
 
-    def _windows(self, snapshot: Snapshot) -> None:
-        """Expand the calendar and service blocks and the service allocations into dates."""
-        calendar_id, service = snapshot.calendar.id, snapshot.service
-        self.calendar_blocks: dict[date, list[_Layer]] = {}
-        self.service_blocks: dict[date, list[_Layer]] = {}
-        self.service_windows: dict[date, list[_Window]] = {}
-        for block in snapshot.blocks:
-            if block.deleted or block.location_id != snapshot.location.id:
-                continue
-            if block.target is BlockTarget.CALENDAR and block.target_id == calendar_id:
-                self._place_block(block, Reason.CALENDAR_BLOCK, self.calendar_blocks)
-            elif block.target is BlockTarget.SERVICE and block.target_id == service.id:
-                self._place_block(block, Reason.SERVICE_BLOCK, self.service_blocks)
-        # Service allocations give an event service its time (decision 5) and may set a slot's
-        # booking limit (decision 8); kept in creation order, the order limits are looked up in.
-        for allocation in snapshot.allocations:
-            if (
-                allocation.target is AllocationTarget.SERVICE
-                and allocation.target_id == service.id
-                and allocation.location_id == snapshot.location.id
-            ):
-                self._place_allocation(allocation, self.service_windows)
+    def _shared(self, snapshot: Snapshot, query: AvailabilityQuery) -> SharedSetup:
+        """
+        Return what the configuration alone decides of this query (``_shared``): kept with the
+        snapshot's cached configuration, worked out once per configuration version.
+        """
+        configuration = snapshot.configuration
+        if configuration is None:
+            return derive_setup(snapshot, query, self.first, self.last)
+        key = (
+            snapshot.service.id,
+            snapshot.location.id,
+            snapshot.calendar.id,
+            tuple(resource.id for resource in snapshot.resources),
+            query.named_resources,
+            query.resource_group_id,
+            self.duration,
+            self.step,
+            self.first,
+            self.last,
+        )
+        memo = setup_memo(configuration)
+        shared = memo.get(key)
+        if shared is None:
+            shared = derive_setup(snapshot, query, self.first, self.last)
+            dates = (self.last - self.first).days + 1
+            memo.keep(key, shared, max(len(shared.candidates), 1) * dates)
+        return shared
 
-    def _place_block(self, block: Block, reason: Reason, into: dict[date, list[_Layer]]) -> None:
-        label = _Label(reason, block.reason or REASON_TEXTS[reason], "block", block.id)
-        start_minutes = hhmm_to_minutes(block.start_time)
-        end_minutes = hhmm_to_minutes(block.end_time)
-        for day in occurrence_dates(block, self.first, self.last):
-            start = _wall(self.zone_name, day, start_minutes, "start")
-            end = _wall(self.zone_name, day, end_minutes, "end")
-            if start < end:
-                into.setdefault(day, []).append((False, [(start, end)], label))
-
-    def _place_allocation(self, allocation: Allocation, into: dict[date, list[_Window]]) -> None:
-        start_minutes = hhmm_to_minutes(allocation.start_time)
-        end_minutes = hhmm_to_minutes(allocation.end_time)
-        for day in occurrence_dates(allocation, self.first, self.last):
-            start = _wall(self.zone_name, day, start_minutes, "start")
-            end = _wall(self.zone_name, day, end_minutes, "end")
-            if start < end:
-                into.setdefault(day, []).append(
-                    _Window(start, end, allocation.booking_limit, allocation.id)
-                )
-
-    def _candidates(self, snapshot: Snapshot, query: AvailabilityQuery) -> list[_Resource]:
-        service, location = snapshot.service, snapshot.location
-        usable = [
-            resource
-            for resource in snapshot.resources
-            if resource.takes_service(service.id)
-            and resource.location_id == location.id
-            and (query.resource_group_id is None or resource.group_id == query.resource_group_id)
-        ]
-        named = query.named_resources
-        if named:
-            by_id = {resource.id: resource for resource in usable}
-            chosen = [by_id[rid] for rid in named if rid in by_id]
-        else:
-            chosen = sorted(usable, key=lambda resource: (resource.options.sort_key, resource.id))
-        candidates = [_Resource(resource, index) for index, resource in enumerate(chosen)]
-        by_id_res = {res.id: res for res in candidates}
-        location_id = snapshot.location.id
-        for block in snapshot.blocks:
-            if (
-                block.deleted
-                or block.target is not BlockTarget.RESOURCE
-                or block.location_id != location_id
-            ):
-                continue
-            res = by_id_res.get(block.target_id)
-            if res is not None:
-                self._place_block(block, Reason.RESOURCE_BLOCK, res.blocks)
-        for allocation in snapshot.allocations:
-            if (
-                allocation.target is not AllocationTarget.RESOURCE
-                or allocation.location_id != location_id
-            ):
-                continue
-            res = by_id_res.get(allocation.target_id)
-            if res is not None:
-                # Open time only without recurring availability; a booking limit in any case.
-                self._place_allocation(allocation, res.allocations)
-        self._appointments(snapshot, by_id_res)
+    def _occupancy(self, snapshot: Snapshot) -> None:
+        """Give each candidate its appointments and external busy time."""
+        candidates = self.candidates
+        self._appointments(snapshot, {res.id: res for res in candidates})
         for res in candidates:
             # External busy time counts only for resources with an external calendar.
             busy = snapshot.busy.get(res.id, ()) if uses_external_calendar(res.resource) else ()
             res.set_busy([(_floor_minute(low), _ceil_minute(high)) for low, high in busy])
-            if res.blocks or res.allocations or len(candidates) == 1:
-                # Nothing to share with (hashing the weekly hours is the costly part of the key).
-                key: object = ("own", res.id)
-            else:
-                key = (
-                    res.zone_name,
-                    res.resource.weekly_hours,
-                    res.ignore_business_hours,
-                    res.recurring,
-                )
-            res.profile = self._profiles.setdefault(key, len(self._profiles))
-        return candidates
 
     def _appointments(self, snapshot: Snapshot, by_id: dict[str, _Resource]) -> None:
         """Record each candidate's occupancy and own appointments from the active appointments."""
@@ -374,10 +312,21 @@ class _CalculatorSetup:
         return [first + timedelta(days=offset) for offset in range(count)]
 
     def day_record(self, day: date) -> _DayRecord:
-        """Return the (cached) data of one location date."""
+        """Return the (cached) data of one location date, narrowed to the searched wall times."""
         record = self._day_records.get(day)
         if record is None:
-            record = self._day_records[day] = _DayRecord(self, day)
+            record = self.whole_day_record(day)
+            if not self.whole_day:
+                record = record.narrowed(self.zone_name, self.search_from, self.search_to)
+                self._day_records[day] = record
+        return record
+
+    def whole_day_record(self, day: date) -> _DayRecord:
+        """Return the (shared) data of one location date, searched all day."""
+        shared = self._shared_setup.day_records
+        record = shared.get(day)
+        if record is None:
+            record = shared[day] = _DayRecord(self, day)
         return record
 
     def date_of(self, slot: Slot) -> date:

@@ -6,6 +6,7 @@ limits (decision 8); and daily limits (decision 10).
 
 from __future__ import annotations
 
+import bisect
 from datetime import date, timedelta
 
 from ._minutes import (
@@ -115,11 +116,37 @@ class _OpenTime(_CalculatorSetup):
 
         Resources with the same zone, weekly hours and flags and no windows of their own share
         the result, so a day is worked out once per kind of resource, not once per resource.
+        A search narrower than the day cuts it from the whole day's: the whole day's open time
+        is the layers applied to the day, a narrower search only intersects it with one more
+        span, and the grid is anchored at the windows, not at the search (decision 6), so the
+        narrower starts are the whole day's that fit the search. The whole day's are shared by
+        the queries of one configuration version (``_shared``).
         """
         key = (res.profile, record.date)
         cached = self._profile_days.get(key)
         if cached is not None:
             return cached
+        if self.whole_day:
+            cached = self._profile_days[key] = self._open_day(record, res)
+            return cached
+        whole_days = self._shared_setup.profile_days
+        whole = whole_days.get(key)
+        if whole is None:
+            whole = whole_days[key] = self._open_day(self.whole_day_record(record.date), res)
+        open_spans, starts, limits = whole
+        cut: tuple[list[Span], list[int], list[int]] = ([], [], [])
+        if record.search:
+            search_start, search_end = record.search[0]
+            low = bisect.bisect_left(starts, search_start)
+            high = bisect.bisect_right(starts, search_end - self.duration, low)
+            cut = (_intersect(open_spans, record.search), starts[low:high], limits[low:high])
+        self._profile_days[key] = cut
+        return cut
+
+    def _open_day(
+        self, record: _DayRecord, res: _Resource
+    ) -> tuple[list[Span], list[int], list[int]]:
+        """Work out R's open time in the record's search, its grid starts and their limits."""
         open_spans = _apply(list(record.search), self._open_layers(record, res), None)
         starts: list[int] = []
         if open_spans:
@@ -144,8 +171,7 @@ class _OpenTime(_CalculatorSetup):
         else:
             # No window of the date sets a limit: every slot takes the default (decision 8).
             limits = [self.default_limit] * len(starts)
-        cached = self._profile_days[key] = (open_spans, starts, limits)
-        return cached
+        return open_spans, starts, limits
 
     def _grid(self, res: _Resource, first: date, last: date) -> _Grid:
         """

@@ -55,10 +55,6 @@ class _DaySources(Protocol):
     @property
     def zone_name(self) -> str: ...
     @property
-    def search_from(self) -> int: ...
-    @property
-    def search_to(self) -> int: ...
-    @property
     def service_windows(self) -> Mapping[date, list[_Window]]: ...
     @property
     def calendar_blocks(self) -> Mapping[date, list[_Layer]]: ...
@@ -89,11 +85,8 @@ class _DayRecord:
         self.date = day
         self.start = _wall(name, day, 0, "start")
         self.end = _wall(name, day, MINUTES_PER_DAY, "end")
-        low = calc.search_from
-        high = calc.search_to
-        search_start = self.start if low == 0 else _wall(name, day, low, "start")
-        search_end = self.end if high == MINUTES_PER_DAY else _wall(name, day, high, "end")
-        self.search: list[Span] = [(search_start, search_end)] if search_start < search_end else []
+        self.search: list[Span] = [(self.start, self.end)] if self.start < self.end else []
+        """The searched part of the day: all of it here; a query's own window in ``narrowed``."""
         self.holiday = next((h for h in snapshot.location.holidays if h.date == day), None)
         hours = snapshot.location.business_hours.for_date(day)
         self.closed = self.holiday is not None or not hours.is_open
@@ -102,6 +95,19 @@ class _DayRecord:
         self.service_windows: list[_Window] = calc.service_windows.get(day, [])
         self.calendar_blocks: list[_Layer] = calc.calendar_blocks.get(day, [])
         self.service_blocks: list[_Layer] = calc.service_blocks.get(day, [])
+
+    def narrowed(self, zone_name: str, low: int, high: int) -> _DayRecord:
+        """Return this whole-day record searched only from wall minute *low* to *high*."""
+        record = _DayRecord.__new__(_DayRecord)
+        record.date, record.start, record.end = self.date, self.start, self.end
+        record.holiday, record.closed = self.holiday, self.closed
+        record.business, record.service_hours = self.business, self.service_hours
+        record.service_windows = self.service_windows
+        record.calendar_blocks, record.service_blocks = self.calendar_blocks, self.service_blocks
+        start = self.start if low == 0 else _wall(zone_name, self.date, low, "start")
+        end = self.end if high == MINUTES_PER_DAY else _wall(zone_name, self.date, high, "end")
+        record.search = [(start, end)] if start < end else []
+        return record
 
 
 class _Resource:
@@ -133,7 +139,14 @@ class _Resource:
         "zone_name",
     )
 
-    def __init__(self, resource: Resource, index: int) -> None:
+    def __init__(
+        self,
+        resource: Resource,
+        index: int,
+        blocks: dict[date, list[_Layer]],
+        allocations: dict[date, list[_Window]],
+        profile: int,
+    ) -> None:
         self.resource = resource
         self.id = resource.id
         self.ids = (resource.id,)
@@ -141,15 +154,16 @@ class _Resource:
         self.zone_name = resource.timezone
         self.ignore_business_hours = resource.options.ignore_business_hours
         self.recurring = resource.recurring_availability
-        self.blocks: dict[date, list[_Layer]] = {}
-        self.allocations: dict[date, list[_Window]] = {}
+        self.blocks = blocks
+        """R's blocks on each date (shared with the set-ups of one configuration: read only)."""
+        self.allocations = allocations
         self.held: list[Appointment] = []
         """R's active appointments, in the snapshot's order."""
         self.own: list[Appointment] = []
         self.daily: dict[date, tuple[int, int]] | None = None
         self.daily_ids: dict[date, list[str]] = {}
         self.load = 0
-        self.profile = 0
+        self.profile = profile
         self.segment_starts: list[int] = []
         self.segment_ends: list[int] = []
         self.segment_counts: list[int] = []

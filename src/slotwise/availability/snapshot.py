@@ -31,6 +31,7 @@ from slotwise.model import (
     ServiceScope,
 )
 from slotwise.storage.batched import appointments_occupying, last_read, windows_touching
+from slotwise.storage.configuration import CachedReader, Configuration
 from slotwise.storage.protocol import Reader
 
 from .busy import BusyIntervals, BusyTimeProvider, fetch_busy_time
@@ -87,7 +88,10 @@ class Snapshot:
     ``paddings`` gives the padding of the services of appointments booked for *another* service
     (an appointment occupies ``[start, end + its service's padding)``, decision 7; unknown
     services pad 0). ``busy`` holds external busy intervals by resource id (aware UTC pairs).
-    ``settings`` defaults to the location's own settings.
+    ``settings`` defaults to the location's own settings. ``configuration`` is the cached
+    configuration every one of the records was read from (``read_snapshot`` sets it, decision
+    49): the calculator keeps what it derives from those records alone with it, for the next
+    query of that version.
 
     .. versionadded:: 0.1
     """
@@ -107,6 +111,7 @@ class Snapshot:
     busy: Mapping[str, BusyIntervals] = attrs.field(
         factory=dict, converter=_frozen_mapping, hash=False
     )
+    configuration: Configuration | None = attrs.field(default=None, eq=False, repr=False)
 
 
 def _occupying(
@@ -121,6 +126,21 @@ def _occupying(
         if appointment.end + padding > since:
             kept.append(appointment)
     return kept
+
+
+def _held_configuration(reader: Reader, records: Iterable[Any]) -> Configuration | None:
+    """
+    Return the cached configuration *reader* answers from when each of *records* is its own
+    (not one the caller read elsewhere, or changed), else ``None``.
+    """
+    if not isinstance(reader, CachedReader):
+        return None
+    configuration = reader.configuration
+    held = configuration.by_id.get
+    for record in records:
+        if held((type(record), record.id)) is not record:
+            return None
+    return configuration
 
 
 def searched_dates(query: AvailabilityQuery) -> tuple[date, date]:
@@ -290,6 +310,7 @@ def read_snapshot(
         fetch_busy_time(busy_provider, resources, start, end) if busy_provider is not None else {}
     )
     return Snapshot(
+        configuration=_held_configuration(reader, (location, calendar, service, *resources)),
         company=company,
         location=location,
         settings=settings,

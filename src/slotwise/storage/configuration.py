@@ -27,7 +27,7 @@ configuration reaches the caller; a warm availability read, or list of services,
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection
 from datetime import date, datetime
 from typing import Any, Final, TypeVar, cast
 
@@ -40,19 +40,12 @@ from slotwise.model import (
     Appointment,
     AuditEntry,
     Block,
-    Calendar,
-    Company,
     Customer,
-    FieldDefinition,
-    Location,
     OutboxEvent,
     QueuedReminder,
     Record,
-    Resource,
-    ResourceGroup,
-    Service,
-    ServiceGroup,
 )
+from slotwise.storage._configuration_records import CONFIGURATION_KINDS, Configuration
 from slotwise.storage.batched import (
     ReadAgain,
     appointments_occupying,
@@ -75,27 +68,10 @@ __all__ = [
     "confirmed",
 ]
 
-CONFIGURATION_KINDS: Final[frozenset[type[Any]]] = frozenset(
-    {
-        Company,
-        Location,
-        Calendar,
-        FieldDefinition,
-        Service,
-        ServiceGroup,
-        Resource,
-        ResourceGroup,
-        Block,
-        Allocation,
-    }
-)
-"""The record kinds whose writes bump their company's configuration version (decision 49)."""
-
 _LOCATED: Final = frozenset(
     kind for kind in CONFIGURATION_KINDS if "location_id" in attrs.fields_dict(kind)
 )
 
-_W = TypeVar("_W", Block, Allocation)
 _T = TypeVar("_T")
 
 
@@ -113,58 +89,6 @@ def configuration_version(reader: Reader, company_id: str) -> int | None:
     if read is None:
         return None
     return int(read(company_id))
-
-
-@attrs.frozen(kw_only=True)
-class Configuration:
-    """
-    One company's configuration records as read at one version.
-
-    ``records`` holds each kind's records in creation order (as ``Reader.find`` returns them);
-    the other fields index them.
-
-    .. versionadded:: 0.1
-    """
-
-    company_id: str
-    version: int
-    records: Mapping[type[Any], tuple[Any, ...]]
-    by_id: Mapping[tuple[type[Any], str], Any]
-    windows: Mapping[tuple[type[Any], str], tuple[tuple[int, Any], ...]]
-    """(kind, target id) -> the target's blocks or allocations with their creation rank."""
-
-    @classmethod
-    def read(cls, reader: Reader, company_id: str, version: int) -> Configuration:
-        """Read *company_id*'s configuration from *reader*, labelled *version* (read before)."""
-        records: dict[type[Any], tuple[Any, ...]] = {}
-        by_id: dict[tuple[type[Any], str], Any] = {}
-        windows: dict[tuple[type[Any], str], list[tuple[int, Any]]] = {}
-        for kind in sorted(CONFIGURATION_KINDS, key=lambda kind: kind.__name__):
-            found = tuple(reader.find(kind, company_id=company_id))
-            records[kind] = found
-            for rank, record in enumerate(found):
-                by_id[(kind, record.id)] = record
-                if kind is Block or kind is Allocation:
-                    windows.setdefault((kind, record.target_id), []).append((rank, record))
-        return cls(
-            company_id=company_id,
-            version=version,
-            records=records,
-            by_id=by_id,
-            windows={key: tuple(found) for key, found in windows.items()},
-        )
-
-    def touching(
-        self, kind: type[_W], target_ids: Iterable[str], first: date, last: date
-    ) -> list[_W]:
-        """The rule of ``Reader.blocks_touching``, answered from the records held."""
-        found: list[tuple[int, _W]] = []
-        for target_id in set(target_ids):
-            for rank, record in self.windows.get((kind, target_id), ()):
-                if record.start_date <= last and record.end_date >= first:
-                    found.append((rank, record))
-        found.sort(key=lambda item: item[0])
-        return [record for _, record in found]
 
 
 class ConfigurationCache:
@@ -305,6 +229,11 @@ class CachedReader:
         self._configuration = configuration
         self._unconfirmed = False
         """Whether the version asked for ahead has not arrived yet (``checked_later``)."""
+
+    @property
+    def configuration(self) -> Configuration:
+        """The configuration this reader answers from."""
+        return self._configuration
 
     def confirm(self) -> None:
         """

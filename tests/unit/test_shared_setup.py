@@ -1,0 +1,163 @@
+"""
+The set-ups kept with a cached configuration (decision 49, ``availability._shared``): what the
+configuration alone decides of a query is worked out once per version, never reused across a
+change, never for records the configuration does not hold, and bounded in size.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import attrs
+import pytest
+
+from slotwise import BusinessHours, DayWindow, Scheduler, Service, WeeklyHours, Workspace
+from slotwise.availability import _setup
+from slotwise.availability._shared import WEIGHT_LIMIT, SetupMemo, SharedSetup
+from slotwise.availability.query import AvailabilityQuery
+from slotwise.availability.snapshot import read_snapshot
+from slotwise.model import Location, Resource
+from slotwise.storage.configuration import ConfigurationCache
+from slotwise.storage.memory import MemoryStore
+from slotwise.testing import ManualClock, SequentialIds
+
+DAY = date(2026, 3, 8)  # spring forward in New York: 02:00 -> 03:00
+"""A DST change day, so the cut of a whole day crosses the missing hour."""
+NOW = datetime(2026, 3, 5, 12, 0, tzinfo=UTC)
+
+
+def _business() -> tuple[Scheduler, Workspace, Service, Resource]:
+    scheduler = Scheduler(MemoryStore(), clock=ManualClock(NOW), ids=SequentialIds())
+    company = scheduler.create_company(name="Acme", timezone="America/New_York")
+    ws = scheduler.for_company(company.id)
+    ws.locations.create(name="Downtown", business_hours=BusinessHours.always())
+    service = ws.services.create(name="Cut", duration=30, booking_interval=30, reason="r")
+    ana = ws.resources.create(name="Ana", reason="r", linked_service_ids=[service.id])
+    return scheduler, ws, service, ana
+
+
+def _derivations(monkeypatch: pytest.MonkeyPatch) -> list[SharedSetup]:
+    """Record every set-up worked out from the configuration."""
+    made: list[SharedSetup] = []
+    original = _setup.derive_setup
+
+    def derive(*args: Any) -> SharedSetup:
+        made.append(original(*args))
+        return made[-1]
+
+    monkeypatch.setattr(_setup, "derive_setup", derive)
+    return made
+
+
+def _starts(ws: Workspace, service: Service, **fields: Any) -> list[datetime]:
+    answer = ws.availability.times(service.id, DAY, DAY, **fields)
+    return [slot.start.astimezone(UTC) for slot in answer.available_times]
+
+
+class TestKeptPerVersion:
+    def test_the_same_question_twice_is_worked_out_once(self, monkeypatch):
+        """Two equal listings and the bookings of that day derive the set-up once."""
+        _, ws, service, ana = _business()
+        made = _derivations(monkeypatch)
+
+        first = _starts(ws, service)
+        second = _starts(ws, service)
+        for start in first[:3]:
+            ws.appointments.create(
+                service.id, start, start + timedelta(minutes=30), resource_id=ana.id
+            )
+        after = _starts(ws, service)
+
+        assert first == second
+        assert first[3:] == after
+        # The listing's set-up, then the bookings' (they name the resource): one each.
+        assert 2 == len(made)
+
+    def test_a_configuration_change_is_worked_out_again(self, monkeypatch):
+        """New service hours make a new version: the next listing follows them, not the kept."""
+        _, ws, service, _ = _business()
+        made = _derivations(monkeypatch)
+        before = _starts(ws, service)
+
+        ws.services.update(
+            service.id,
+            availability=WeeklyHours.every_day(DayWindow(start_time=900, end_time=1000)),
+            reason="r",
+        )
+        after = _starts(ws, service)
+
+        assert 48 - 2 == len(before)  # 23 hours on the day the clocks go forward
+        assert [
+            datetime(2026, 3, 8, 13, 0, tzinfo=UTC),
+            datetime(2026, 3, 8, 13, 30, tzinfo=UTC),
+        ] == after
+        assert 2 == len(made)
+
+    def test_a_narrow_search_is_the_whole_days_cut(self):
+        """A search of some wall hours lists the whole day's slots inside them, across the gap."""
+        _, ws, service, _ = _business()
+        whole = _starts(ws, service)
+
+        narrow = _starts(ws, service, start_time=100, end_time=430)
+
+        # 01:00-04:30 wall time on the day 02:00-03:00 does not exist: 01:00, 01:30 EST and
+        # 03:00 to 04:00 EDT.
+        assert [
+            start
+            for start in whole
+            if datetime(2026, 3, 8, 6, 0, tzinfo=UTC)
+            <= start
+            <= datetime(2026, 3, 8, 8, 0, tzinfo=UTC)
+        ] == narrow
+        assert 5 == len(narrow)
+
+
+class TestOnlyTheConfigurationsOwnRecords:
+    def _snapshot(self, *, changed: bool) -> Any:
+        scheduler, ws, service, _ = _business()
+        cache = ConfigurationCache()
+        query = AvailabilityQuery(service_id=service.id, start_date=DAY, end_date=DAY)
+        with scheduler.store.read() as view:
+            reader = cache.reader(view, ws.company.get().id)
+            location = reader.find(Location, company_id=service.company_id)[0]
+            held = reader.get(Service, service.id)
+            assert held is not None
+            given = attrs.evolve(held, duration=60) if changed else held
+            return read_snapshot(
+                reader, query, location=location, settings=location.settings, service=given
+            )
+
+    def test_records_read_from_the_configuration_carry_it(self):
+        """Every record the configuration's own: the snapshot names the configuration."""
+        assert self._snapshot(changed=False).configuration is not None
+
+    def test_a_record_changed_by_the_caller_does_not(self):
+        """A service the caller changed is not the configuration's: nothing is kept for it."""
+        assert self._snapshot(changed=True).configuration is None
+
+
+class TestBounded:
+    def test_the_oldest_leave_first_within_the_limit(self):
+        """Keeping past the limit lets the oldest set-ups go; a kept key is kept once."""
+        memo = SetupMemo()
+        first, second, third = SharedSetup(), SharedSetup(), SharedSetup()
+
+        memo.keep("first", first, WEIGHT_LIMIT // 2)
+        memo.keep("first", SharedSetup(), WEIGHT_LIMIT // 2)
+        memo.keep("second", second, WEIGHT_LIMIT // 2)
+        memo.keep("third", third, 1)
+
+        assert memo.get("first") is None
+        assert memo.get("second") is second
+        assert memo.get("third") is third
+        assert WEIGHT_LIMIT // 2 + 1 == memo.weight
+
+    def test_a_set_up_larger_than_the_limit_is_not_kept(self):
+        """A query over more candidate-dates than the limit is worked out each time."""
+        memo = SetupMemo()
+
+        memo.keep("huge", SharedSetup(), WEIGHT_LIMIT + 1)
+
+        assert memo.get("huge") is None
+        assert 0 == memo.weight
