@@ -14,7 +14,12 @@ operation (interpreter start-up, imports and set-up cancel out). Operations:
                   (``MemoryStore``, one thread), each at the next free half hour of a resource;
 ``availability``  ``workload.py``'s query on ``scenario.py``'s default scenario (4,172 slots);
 ``list``          ``appointments.list(limit=20)`` with 10,000 appointments stored
-                  (``MemoryStore``).
+                  (``MemoryStore``);
+``records``       two parts of a ``booking``, measured alone: building the three records it
+``slot_check``    stores (the appointment, its event, its audit entry) from a stored booking's
+                  values, with their validation; and the slot rules it asks, ``bookable_at`` for
+                  one resource and one start on a snapshot read once from the cached
+                  configuration (the set-up kept: what the booking's check costs at the least).
 
 Prints one JSON line per figure: ``{"figure", "count", "instructions_per_operation"}``. Needs
 ``valgrind`` on the PATH; exits with status 1 without it.
@@ -32,7 +37,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-FIGURES = ("booking", "availability", "list")
+FIGURES = ("booking", "availability", "list", "records", "slot_check")
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
 # Each child script: set-up, then COUNT operations (COUNT 0: the set-up alone).
@@ -62,6 +67,65 @@ lists = loaded.workspace.appointments
 lists.list(location_id=loaded.location_id, limit=20)
 for _ in range(COUNT):
     lists.list(location_id=loaded.location_id, limit=20)
+""",
+    "records": """
+import attrs
+import bookings
+from slotwise import Appointment
+from slotwise.model import AuditEntry, OutboxEvent
+business = bookings.Business(10)
+business.create_booked(0)
+company_id = business.ws.company.get().id
+with business.store.read() as reader:
+    booked = reader.find(Appointment, company_id=company_id)[0]
+    event = reader.undelivered_events(company_id=company_id, limit=1)[0]
+    audit = reader.audit_of(booked.id)[0]
+def values(record):
+    return {field.alias: getattr(record, field.name) for field in attrs.fields(type(record))}
+booked_values, event_values, audit_values = values(booked), values(event), values(audit)
+for _ in range(COUNT):
+    Appointment(**booked_values)
+    OutboxEvent(**event_values)
+    AuditEntry(**audit_values)
+""",
+    "slot_check": """
+from zoneinfo import ZoneInfo
+import bookings
+from slotwise.availability.calculator import bookable_at
+from slotwise.availability.query import AvailabilityQuery
+from slotwise.availability.snapshot import read_snapshot
+from slotwise.model import Location, Resource, RoundRobin, Service
+from slotwise.storage.configuration import ConfigurationCache
+business = bookings.Business(10)
+resource_id, _, start = business.slot(0)
+company_id = business.ws.company.get().id
+with business.store.read() as view:
+    reader = ConfigurationCache().reader(view, company_id)
+    location = reader.find(Location, company_id=company_id)[0]
+    service = reader.get(Service, business.service_id)
+    local = start.astimezone(ZoneInfo(location.timezone))
+    query = AvailabilityQuery(
+        service_id=service.id,
+        start_date=local.date(),
+        end_date=local.date(),
+        location_id=location.id,
+        resource_id=resource_id,
+        start_time=local.hour * 100 + local.minute,
+        end_time=(local + bookings.SLOT).hour * 100 + (local + bookings.SLOT).minute,
+        round_robin=RoundRobin.NONE,
+    )
+    snapshot = read_snapshot(
+        reader,
+        query,
+        location=location,
+        settings=location.settings,
+        service=service,
+        named_resources=[reader.get(Resource, resource_id)],
+        judged_between=(start, start + bookings.SLOT),
+    )
+assert snapshot.configuration is not None and bookable_at(snapshot, query, bookings.NOW, start)
+for _ in range(COUNT):
+    bookable_at(snapshot, query, bookings.NOW, start)
 """,
 }
 

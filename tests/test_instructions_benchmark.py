@@ -67,7 +67,7 @@ class TestInstructionsBenchmark:
 
         assert 1 == instructions.main(["--figures", "list"])
 
-    @pytest.mark.parametrize("figure", ["booking", "availability", "list"])
+    @pytest.mark.parametrize("figure", ["booking", "availability", "list", "records", "slot_check"])
     def test_each_child_script_runs(self, instructions: ModuleType, figure: str):
         """Each figure's script runs plainly (no valgrind) with two operations."""
         code = (
