@@ -7,6 +7,7 @@ appointment of another service leaves no room).
 from __future__ import annotations
 
 import bisect
+import functools
 from collections.abc import Mapping
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -145,7 +146,6 @@ class _CalculatorSetup:
         self.latest = _floor_minute(horizon)
         self.horizon = self.latest + self.duration
         self.now = now
-        self.output = _Output(query, self.zone_name)
         self._offers: dict[tuple[int, date], list[_Offer]] = {}
         self._swept: dict[int, tuple[list[int], list[_Figures]]] = {}
         """Each candidate's bookable starts and figures over the searched dates, by rank."""
@@ -158,6 +158,7 @@ class _CalculatorSetup:
         self._floors: dict[datetime, int] = {}
         self._ceils: dict[datetime, int] = {}
         """Appointment instants in minutes (start rounded down, end up), each converted once."""
+        self.named = query.named_resources
         shared = self._shared(snapshot, query)
         self.calendar_blocks = shared.calendar_blocks
         self.service_blocks = shared.service_blocks
@@ -176,7 +177,6 @@ class _CalculatorSetup:
             for index, (resource, blocks, allocations, profile) in enumerate(shared.candidates)
         ]
         self._occupancy(snapshot)
-        self.named = query.named_resources
         by_id = {res.id: res for res in self.candidates}
         self.named_resource: Resource | None = None
         if len(self.named) == 1 and self.named[0] in by_id:
@@ -196,6 +196,11 @@ class _CalculatorSetup:
         # The random round robin's seed; repr(query) is worked out only when it is used.
         self._seed: bytes | None = None
 
+    @functools.cached_property
+    def output(self) -> _Output:
+        """The output zone's conversions (made on first use: the booking check never asks)."""
+        return _Output(self.query, self.zone_name)
+
     def _shared(self, snapshot: Snapshot, query: AvailabilityQuery) -> SharedSetup:
         """
         Return what the configuration alone decides of this query (``_shared``): kept with the
@@ -209,7 +214,7 @@ class _CalculatorSetup:
             snapshot.location.id,
             snapshot.calendar.id,
             tuple(resource.id for resource in snapshot.resources),
-            query.named_resources,
+            self.named,
             query.resource_group_id,
             self.duration,
             self.step,
