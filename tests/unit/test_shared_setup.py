@@ -14,10 +14,17 @@ import pytest
 
 from slotwise import BusinessHours, DayWindow, Scheduler, Service, WeeklyHours, Workspace
 from slotwise.availability import _setup
-from slotwise.availability._shared import WEIGHT_LIMIT, SetupMemo, SharedSetup
+from slotwise.availability._shared import (
+    WEIGHT_LIMIT,
+    SetupMemo,
+    SharedSetup,
+    setup_memo,
+    setup_weight,
+)
+from slotwise.availability.calculator import available_times
 from slotwise.availability.query import AvailabilityQuery
-from slotwise.availability.snapshot import read_snapshot
-from slotwise.model import Location, Resource
+from slotwise.availability.snapshot import read_snapshot, with_busy
+from slotwise.model import Block, BlockTarget, Location, Resource
 from slotwise.storage.configuration import ConfigurationCache
 from slotwise.storage.memory import MemoryStore
 from slotwise.testing import ManualClock, SequentialIds
@@ -136,8 +143,70 @@ class TestOnlyTheConfigurationsOwnRecords:
         """A service the caller changed is not the configuration's: nothing is kept for it."""
         assert self._snapshot(changed=True).configuration is None
 
+    def test_a_copy_the_caller_changes_keeps_nothing_and_spoils_nothing(self):
+        """
+        A snapshot copied with other hours or a what-if block drops its configuration: the copy
+        answers by its own records, and the next honest query of that version by the store's.
+        """
+        honest = self._snapshot(changed=False)
+        query = AvailabilityQuery(service_id=honest.service.id, start_date=DAY, end_date=DAY)
+        nine_to_ten = WeeklyHours.every_day(DayWindow(start_time=900, end_time=1000))
+        other_hours = attrs.evolve(
+            honest, service=attrs.evolve(honest.service, availability=nine_to_ten)
+        )
+        closed = Block(
+            id="what-if",
+            company_id=honest.company.id,
+            location_id=honest.location.id,
+            target=BlockTarget.CALENDAR,
+            target_id=honest.calendar.id,
+            start_date=DAY,
+            end_date=DAY,
+            start_time=0,
+            end_time=2400,
+        )
+        blocked = attrs.evolve(honest, blocks=(*honest.blocks, closed))
+
+        other_answer = available_times(other_hours, query, NOW).available_times
+        blocked_answer = available_times(blocked, query, NOW).available_times
+        honest_answer = available_times(honest, query, NOW).available_times
+
+        assert other_hours.configuration is None
+        assert blocked.configuration is None
+        assert 2 == len(other_answer)
+        assert 0 == len(blocked_answer)
+        assert 46 == len(honest_answer)
+
+    def test_busy_time_added_keeps_the_configuration(self):
+        """with_busy adds external busy time (not configuration) and keeps what is kept."""
+        honest = self._snapshot(changed=False)
+
+        busy = with_busy(honest, {})
+
+        assert busy.configuration is honest.configuration is not None
+
 
 class TestBounded:
+    def test_a_set_up_weighs_the_grid_starts_it_may_hold(self):
+        """Candidates times dates times a whole day's starts at the step, rounded up."""
+        assert 1440 == setup_weight(1, 1, 1)
+        assert 2 * 3 * 48 == setup_weight(2, 3, 30)
+        assert 7 * 3 == setup_weight(0, 7, 700)  # no candidate still weighs its dates
+
+    def test_the_companies_of_one_cache_share_one_memo(self):
+        """One bound for every configuration a cache holds, not one per company and version."""
+        scheduler, ws, _, _ = _business()
+        other = scheduler.for_company(scheduler.create_company(name="B", timezone="UTC").id)
+        other.locations.create(name="Main")
+        cache = ConfigurationCache()
+        with scheduler.store.read() as view:
+            first = cache.configuration(view, ws.company.get().id)
+            second = cache.configuration(view, other.company.get().id)
+
+        assert first is not None
+        assert second is not None
+        assert setup_memo(first) is setup_memo(second)
+
     def test_the_oldest_leave_first_within_the_limit(self):
         """Keeping past the limit lets the oldest set-ups go; a kept key is kept once."""
         memo = SetupMemo()

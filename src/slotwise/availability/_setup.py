@@ -34,7 +34,7 @@ from ._minutes import (
     _floor_minute,
     _wall,
 )
-from ._shared import SharedSetup, derive_setup, setup_memo
+from ._shared import SharedSetup, derive_setup, setup_memo, setup_weight
 from .busy import uses_external_calendar
 from .output import (
     _Output,
@@ -167,6 +167,9 @@ class _CalculatorSetup:
         # A whole-day search reads and fills the shared set-up; a narrower one keeps its own
         # records, open time and grids, cut from the shared whole days (``_OpenTime``).
         self.whole_day = self.search_from == 0 and self.search_to == MINUTES_PER_DAY
+        self.kept = snapshot.configuration is not None
+        """Whether the set-up is kept for the next query (else a narrower search is worked out
+        on its own, not cut from a whole day worked out for this query alone)."""
         whole = self.whole_day
         self._day_records = shared.day_records if whole else {}
         self._profile_days = shared.profile_days if whole else {}
@@ -210,6 +213,8 @@ class _CalculatorSetup:
         if configuration is None:
             return derive_setup(snapshot, query, self.first, self.last)
         key = (
+            configuration.company_id,
+            configuration.version,
             snapshot.service.id,
             snapshot.location.id,
             snapshot.calendar.id,
@@ -226,7 +231,7 @@ class _CalculatorSetup:
         if shared is None:
             shared = derive_setup(snapshot, query, self.first, self.last)
             dates = (self.last - self.first).days + 1
-            memo.keep(key, shared, max(len(shared.candidates), 1) * dates)
+            memo.keep(key, shared, setup_weight(len(shared.candidates), dates, self.step))
         return shared
 
     def _occupancy(self, snapshot: Snapshot) -> None:

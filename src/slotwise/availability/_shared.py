@@ -10,9 +10,10 @@ asks the same one-date question of the same resource again and again, and its se
 than its answer; a listing asked again reuses its dates' grids.
 
 Only snapshots whose records are all a cached configuration's own carry it
-(``Snapshot.configuration``, set by ``read_snapshot``), so a change makes a new version and a
-new memo: nothing derived from an older rule is ever reused. Each version keeps at most
-``WEIGHT_LIMIT`` candidate-dates of set-ups, the oldest leaving first.
+(``Snapshot.configuration``, set by ``read_snapshot`` alone), so a change makes a new version
+and new keys: nothing derived from an older rule is ever reused. The set-ups of every company
+of one ``ConfigurationCache`` share one :class:`SetupMemo` of at most ``WEIGHT_LIMIT`` grid
+starts, the oldest leaving first.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from collections.abc import Hashable
 from datetime import date
 from typing import Final, NamedTuple, cast
 
-from slotwise._time import hhmm_to_minutes
+from slotwise._time import MINUTES_PER_DAY, hhmm_to_minutes
 from slotwise.model import Allocation, AllocationTarget, Block, BlockTarget, Resource
 from slotwise.rules.repeat import occurrence_dates
 from slotwise.storage.configuration import Configuration
@@ -33,8 +34,12 @@ from .records import _DayRecord, _Grid, _Window
 from .results import Reason
 from .snapshot import Snapshot
 
-WEIGHT_LIMIT: Final = 4096
-"""The candidate-dates of set-ups one configuration version keeps (about 2 KB each)."""
+WEIGHT_LIMIT: Final = 1 << 19
+"""
+The grid starts of the set-ups one memo keeps: 524,288, about 100 bytes each with the open time,
+day records and grids around them (about 50 MB at most). A set-up weighs its candidates times
+its dates times the starts a whole day holds at its step (``setup_weight``).
+"""
 
 
 class SharedCandidate(NamedTuple):
@@ -85,7 +90,7 @@ class SetupMemo:
         return held[0] if held is not None else None
 
     def keep(self, key: Hashable, setup: SharedSetup, weight: int) -> None:
-        """Keep *setup* of *weight* candidate-dates, letting the oldest go to stay in the limit."""
+        """Keep *setup* of *weight* grid starts, letting the oldest go to stay in the limit."""
         if weight > WEIGHT_LIMIT:
             return
         with self._lock:
@@ -99,8 +104,16 @@ class SetupMemo:
 
     @property
     def weight(self) -> int:
-        """The candidate-dates held."""
+        """The grid starts held."""
         return self._weight
+
+
+def setup_weight(candidates: int, dates: int, step: int) -> int:
+    """
+    Return what a set-up may hold, in grid starts: every candidate open all of every date at
+    *step* minutes (what it holds is at most that: the grids are filled as queries ask).
+    """
+    return max(candidates, 1) * dates * -(-MINUTES_PER_DAY // step)
 
 
 def derive_setup(
@@ -225,7 +238,10 @@ class _Derivation:
 
 
 def setup_memo(configuration: Configuration) -> SetupMemo:
-    """Return the set-up memo kept with *configuration*, made on first use."""
+    """
+    Return the set-up memo of *configuration*: its cache's (``ConfigurationCache`` gives every
+    configuration it reads its one memo), else one of its own, made on first use.
+    """
     derived = configuration.derived
     memo = derived.get(SetupMemo)
     if memo is None:

@@ -120,13 +120,14 @@ class _OpenTime(_CalculatorSetup):
         is the layers applied to the day, a narrower search only intersects it with one more
         span, and the grid is anchored at the windows, not at the search (decision 6), so the
         narrower starts are the whole day's that fit the search. The whole day's are shared by
-        the queries of one configuration version (``_shared``).
+        the queries of one configuration version (``_shared``); without a kept set-up the
+        narrower search is worked out on its own.
         """
         key = (res.profile, record.date)
         cached = self._profile_days.get(key)
         if cached is not None:
             return cached
-        if self.whole_day:
+        if self.whole_day or not self.kept:
             cached = self._profile_days[key] = self._open_day(record, res)
             return cached
         whole_days = self._shared_setup.profile_days

@@ -43,6 +43,7 @@ __all__ = [
     "candidate_resources",
     "read_snapshot",
     "searched_dates",
+    "with_busy",
 ]
 
 # The longest padding an appointment may carry (Service.padding is at most 1440 minutes): how far
@@ -89,9 +90,10 @@ class Snapshot:
     (an appointment occupies ``[start, end + its service's padding)``, decision 7; unknown
     services pad 0). ``busy`` holds external busy intervals by resource id (aware UTC pairs).
     ``settings`` defaults to the location's own settings. ``configuration`` is the cached
-    configuration every one of the records was read from (``read_snapshot`` sets it, decision
-    49): the calculator keeps what it derives from those records alone with it, for the next
-    query of that version.
+    configuration every one of the records was read from: only ``read_snapshot`` sets it
+    (decision 49), and a copy made with ``attrs.evolve`` drops it (use :func:`with_busy` to add
+    busy time), so the calculator keeps what it derives from those records alone with that
+    configuration, for the next query of that version, and never for records a caller changed.
 
     .. versionadded:: 0.1
     """
@@ -111,7 +113,9 @@ class Snapshot:
     busy: Mapping[str, BusyIntervals] = attrs.field(
         factory=dict, converter=_frozen_mapping, hash=False
     )
-    configuration: Configuration | None = attrs.field(default=None, eq=False, repr=False)
+    configuration: Configuration | None = attrs.field(
+        default=None, init=False, eq=False, repr=False
+    )
 
 
 def _occupying(
@@ -309,8 +313,7 @@ def read_snapshot(
     busy = (
         fetch_busy_time(busy_provider, resources, start, end) if busy_provider is not None else {}
     )
-    return Snapshot(
-        configuration=_held_configuration(reader, (location, calendar, service, *resources)),
+    snapshot = Snapshot(
         company=company,
         location=location,
         settings=settings,
@@ -323,3 +326,18 @@ def read_snapshot(
         paddings=paddings,
         busy=busy,
     )
+    held = _held_configuration(reader, (location, calendar, service, *resources))
+    if held is not None:
+        object.__setattr__(snapshot, "configuration", held)  # frozen: set once, here only
+    return snapshot
+
+
+def with_busy(snapshot: Snapshot, busy: Mapping[str, BusyIntervals]) -> Snapshot:
+    """
+    Return *snapshot* with the external busy time *busy*, keeping its configuration (busy time
+    is not configuration: nothing derived from the configuration depends on it).
+    """
+    copy = attrs.evolve(snapshot, busy=busy)
+    if snapshot.configuration is not None:
+        object.__setattr__(copy, "configuration", snapshot.configuration)
+    return copy

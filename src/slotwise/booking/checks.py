@@ -16,9 +16,7 @@ from slotwise._time import cached_wall_to_instant, hhmm_to_minutes, zone
 from slotwise.availability.busy import BusyIntervals
 from slotwise.availability.calculator import bookable_at
 from slotwise.availability.query import AvailabilityQuery
-from slotwise.availability.snapshot import (
-    read_snapshot,
-)
+from slotwise.availability.snapshot import read_snapshot, with_busy
 from slotwise.errors import (
     CapacityExceeded,
     CustomerLimitReached,
@@ -149,7 +147,7 @@ class BookingChecks(AppointmentBase):
             judged_between=judged,
         )
         if busy:
-            snapshot = attrs.evolve(snapshot, busy=busy)
+            snapshot = with_busy(snapshot, busy)
         # The listing's own slots of that date starting at *start*: the query's duration is the
         # slot's length, so each of them also ends at *end*.
         matching = bookable_at(snapshot, query, now, start)

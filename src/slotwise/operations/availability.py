@@ -33,6 +33,7 @@ from slotwise.availability.snapshot import (
     appointment_range,
     read_snapshot,
     searched_dates,
+    with_busy,
 )
 from slotwise.errors import InvalidFormat, OutOfRange
 from slotwise.model import (
@@ -345,4 +346,4 @@ class AvailabilityOperations:
         """Ask the host's provider for external busy time, outside the store read."""
         start, end = appointment_range(snapshot.location, *searched_dates(query))
         busy = fetch_busy_time(self._ctx.busy_provider, snapshot.resources, start, end)
-        return attrs.evolve(snapshot, busy=busy) if busy else snapshot
+        return with_busy(snapshot, busy) if busy else snapshot

@@ -64,11 +64,25 @@ class Configuration:
     windows: Mapping[tuple[type[Any], str], tuple[tuple[int, Any], ...]]
     """(kind, target id) -> the target's blocks or allocations with their creation rank."""
     derived: dict[object, Any] = attrs.field(factory=dict, eq=False, repr=False)
-    """What readers work out from these records alone, kept with them (the calculator's set-ups)."""
+    """
+    What readers work out from these records alone (the calculator's set-ups, keyed by company
+    and version): a cache's configurations share one.
+    """
 
     @classmethod
-    def read(cls, reader: Reader, company_id: str, version: int) -> Configuration:
-        """Read *company_id*'s configuration from *reader*, labelled *version* (read before)."""
+    def read(
+        cls,
+        reader: Reader,
+        company_id: str,
+        version: int,
+        *,
+        derived: dict[object, Any] | None = None,
+    ) -> Configuration:
+        """
+        Read *company_id*'s configuration from *reader*, labelled *version* (read before);
+        *derived* is where readers keep what they work out from it (a cache shares one among
+        the configurations it holds, so one bound covers them all), else its own.
+        """
         records: dict[type[Any], tuple[Any, ...]] = {}
         by_id: dict[tuple[type[Any], str], Any] = {}
         windows: dict[tuple[type[Any], str], list[tuple[int, Any]]] = {}
@@ -85,6 +99,7 @@ class Configuration:
             records=records,
             by_id=by_id,
             windows={key: tuple(found) for key, found in windows.items()},
+            derived={} if derived is None else derived,
         )
 
     def touching(

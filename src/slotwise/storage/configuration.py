@@ -107,6 +107,8 @@ class ConfigurationCache:
         self._companies = companies
         self._lock = threading.Lock()
         self._held: dict[str, Configuration] = {}
+        self._derived: dict[object, Any] = {}
+        """What readers work out from the configurations held, shared by all of them."""
         self.loads = 0
         """How many configurations were read from a store (a measure for tests and benchmarks)."""
 
@@ -163,7 +165,7 @@ class ConfigurationCache:
         if held is not None:
             return held
         # Read outside the lock: other companies' requests need not wait for this one.
-        fresh = Configuration.read(reader, company_id, version)
+        fresh = Configuration.read(reader, company_id, version, derived=self._derived)
         with self._lock:
             self.loads += 1
             held = self._held.pop(company_id, None)  # a newer one (a lagging view's read) stays
