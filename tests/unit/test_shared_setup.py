@@ -13,7 +13,7 @@ import attrs
 import pytest
 
 from slotwise import BusinessHours, DayWindow, Scheduler, Service, WeeklyHours, Workspace
-from slotwise.availability import _setup
+from slotwise.availability import _setup, _shared
 from slotwise.availability._shared import (
     WEIGHT_LIMIT,
     SetupMemo,
@@ -221,6 +221,28 @@ class TestBounded:
         assert memo.get("second") is second
         assert memo.get("third") is third
         assert WEIGHT_LIMIT // 2 + 1 == memo.weight
+
+    def test_a_narrow_search_over_the_bound_is_worked_out_on_its_own(self, monkeypatch):
+        """Not kept: a narrow search answers as a whole-day cut would, without the whole day."""
+        monkeypatch.setattr(_shared, "WEIGHT_LIMIT", 0)
+        _, ws, service, _ = _business()
+        whole = _starts(ws, service)
+        cuts: list[object] = []
+        original = _setup._CalculatorSetup.whole_day_record
+
+        def whole_day_record(self: Any, day: date) -> Any:
+            cuts.append(day)
+            return original(self, day)
+
+        monkeypatch.setattr(_setup._CalculatorSetup, "whole_day_record", whole_day_record)
+
+        narrow = _starts(ws, service, start_time=100, end_time=430)
+
+        assert [start for start in whole if start in narrow] == narrow
+        assert 5 == len(narrow)
+        # The narrowed record is made from the whole day's record once; no whole day's open
+        # time is worked out to be cut.
+        assert [DAY] == cuts
 
     def test_a_set_up_larger_than_the_limit_is_not_kept(self):
         """A query over more candidate-dates than the limit is worked out each time."""

@@ -159,6 +159,9 @@ class _CalculatorSetup:
         self._ceils: dict[datetime, int] = {}
         """Appointment instants in minutes (start rounded down, end up), each converted once."""
         self.named = query.named_resources
+        self.kept = False
+        """Whether the set-up is kept for the next query (else a narrower search is worked out
+        on its own, not cut from a whole day worked out for this query alone)."""
         shared = self._shared(snapshot, query)
         self.calendar_blocks = shared.calendar_blocks
         self.service_blocks = shared.service_blocks
@@ -167,9 +170,6 @@ class _CalculatorSetup:
         # A whole-day search reads and fills the shared set-up; a narrower one keeps its own
         # records, open time and grids, cut from the shared whole days (``_OpenTime``).
         self.whole_day = self.search_from == 0 and self.search_to == MINUTES_PER_DAY
-        self.kept = snapshot.configuration is not None
-        """Whether the set-up is kept for the next query (else a narrower search is worked out
-        on its own, not cut from a whole day worked out for this query alone)."""
         whole = self.whole_day
         self._day_records = shared.day_records if whole else {}
         self._profile_days = shared.profile_days if whole else {}
@@ -232,6 +232,7 @@ class _CalculatorSetup:
             shared = derive_setup(snapshot, query, self.first, self.last)
             dates = (self.last - self.first).days + 1
             memo.keep(key, shared, setup_weight(len(shared.candidates), dates, self.step))
+        self.kept = memo.get(key) is shared  # not when over the bound
         return shared
 
     def _occupancy(self, snapshot: Snapshot) -> None:
