@@ -108,7 +108,11 @@ def slot_step(snapshot: Snapshot, query: AvailabilityQuery, duration: int) -> in
 
 
 class _CalculatorSetup:
-    """One query's worth of derived data and caches; built per call, never shared."""
+    """
+    One query's worth of derived data and caches, built per call; what the configuration alone
+    decides of it comes from a set-up kept with the cached configuration when there is one
+    (``availability._shared``).
+    """
 
     def __init__(self, snapshot: Snapshot, query: AvailabilityQuery, now: datetime) -> None:
         self.snapshot = snapshot
@@ -206,8 +210,8 @@ class _CalculatorSetup:
 
     def _shared(self, snapshot: Snapshot, query: AvailabilityQuery) -> SharedSetup:
         """
-        Return what the configuration alone decides of this query (``_shared``): kept with the
-        snapshot's cached configuration, worked out once per configuration version.
+        Return what the configuration alone decides of this query (``availability._shared``):
+        kept with the snapshot's cached configuration, worked out once per configuration version.
         """
         configuration = snapshot.configuration
         if configuration is None:
