@@ -163,10 +163,9 @@ class _CalculatorSetup:
         self._ceils: dict[datetime, int] = {}
         """Appointment instants in minutes (start rounded down, end up), each converted once."""
         self.named = query.named_resources
-        self.kept = False
-        """Whether the set-up is kept for the next query (else a narrower search is worked out
-        on its own, not cut from a whole day worked out for this query alone)."""
-        shared = self._shared(snapshot, query)
+        # kept: the set-up is kept for the next query; else a narrower search is worked out on
+        # its own, not cut from a whole day worked out for this query alone.
+        shared, self.kept = self._shared(snapshot, query)
         self.calendar_blocks = shared.calendar_blocks
         self.service_blocks = shared.service_blocks
         self.service_windows = shared.service_windows
@@ -208,14 +207,15 @@ class _CalculatorSetup:
         """The output zone's conversions (made on first use: the booking check never asks)."""
         return _Output(self.query, self.zone_name)
 
-    def _shared(self, snapshot: Snapshot, query: AvailabilityQuery) -> SharedSetup:
+    def _shared(self, snapshot: Snapshot, query: AvailabilityQuery) -> tuple[SharedSetup, bool]:
         """
-        Return what the configuration alone decides of this query (``availability._shared``):
-        kept with the snapshot's cached configuration, worked out once per configuration version.
+        Return what the configuration alone decides of this query (``availability._shared``),
+        and whether it is kept with the snapshot's cached configuration (worked out once per
+        configuration version) or was worked out for this query alone.
         """
         configuration = snapshot.configuration
         if configuration is None:
-            return derive_setup(snapshot, query, self.first, self.last)
+            return derive_setup(snapshot, query, self.first, self.last), False
         key = (
             configuration.company_id,
             configuration.version,
@@ -236,8 +236,7 @@ class _CalculatorSetup:
             shared = derive_setup(snapshot, query, self.first, self.last)
             dates = (self.last - self.first).days + 1
             memo.keep(key, shared, setup_weight(len(shared.candidates), dates, self.step))
-        self.kept = memo.get(key) is shared  # not when over the bound
-        return shared
+        return shared, memo.get(key) is shared  # not kept when over the bound
 
     def _occupancy(self, snapshot: Snapshot) -> None:
         """Give each candidate its appointments and external busy time."""

@@ -5,7 +5,8 @@ version it was derived from (decision 49) and shared by the queries that ask the
 A set-up turns blocks, allocations, hours and holidays into minutes per date and works out each
 candidate resource's open time and slot grid. None of it depends on appointments, external busy
 time or the clock, so within one configuration version two queries with the same service,
-location, candidates, dates, search window and grid derive the same values. The booking check
+location, candidates, dates and grid derive the same values (a narrower search window is cut
+from the whole days: ``_OpenTime._profile_day``). The booking check
 asks the same one-date question of the same resource again and again, and its set-up costs more
 than its answer; a listing asked again reuses its dates' grids.
 
@@ -19,7 +20,7 @@ starts, the oldest leaving first.
 from __future__ import annotations
 
 import threading
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from datetime import date
 from typing import Final, NamedTuple, cast
 
@@ -77,7 +78,7 @@ class SharedSetup:
 
 
 class SetupMemo:
-    """The set-ups of one configuration version, by what the query asks of the configuration."""
+    """Set-ups by company, version and what the query asks of the configuration; bounded."""
 
     def __init__(self) -> None:
         self._held: dict[Hashable, tuple[SharedSetup, int]] = {}
@@ -160,24 +161,24 @@ class _Derivation:
 
     def _place_block(self, block: Block, reason: Reason, into: dict[date, list[_Layer]]) -> None:
         label = _Label(reason, block.reason or REASON_TEXTS[reason], "block", block.id)
-        start_minutes = hhmm_to_minutes(block.start_time)
-        end_minutes = hhmm_to_minutes(block.end_time)
-        for day in occurrence_dates(block, self.first, self.last):
-            start = _wall(self.zone_name, day, start_minutes, "start")
-            end = _wall(self.zone_name, day, end_minutes, "end")
-            if start < end:
-                into.setdefault(day, []).append((False, [(start, end)], label))
+        for day, start, end in self._occurrences(block):
+            into.setdefault(day, []).append((False, [(start, end)], label))
 
     def _place_allocation(self, allocation: Allocation, into: dict[date, list[_Window]]) -> None:
-        start_minutes = hhmm_to_minutes(allocation.start_time)
-        end_minutes = hhmm_to_minutes(allocation.end_time)
-        for day in occurrence_dates(allocation, self.first, self.last):
+        for day, start, end in self._occurrences(allocation):
+            into.setdefault(day, []).append(
+                _Window(start, end, allocation.booking_limit, allocation.id)
+            )
+
+    def _occurrences(self, window: Block | Allocation) -> Iterator[tuple[date, int, int]]:
+        """Yield each date of *window* on the searched dates with its non-empty span in minutes."""
+        start_minutes = hhmm_to_minutes(window.start_time)
+        end_minutes = hhmm_to_minutes(window.end_time)
+        for day in occurrence_dates(window, self.first, self.last):
             start = _wall(self.zone_name, day, start_minutes, "start")
             end = _wall(self.zone_name, day, end_minutes, "end")
             if start < end:
-                into.setdefault(day, []).append(
-                    _Window(start, end, allocation.booking_limit, allocation.id)
-                )
+                yield day, start, end
 
     def candidates(self, snapshot: Snapshot, query: AvailabilityQuery) -> list[SharedCandidate]:
         """Return the candidate resources in rank order, with their windows and profiles."""

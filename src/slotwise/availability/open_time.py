@@ -120,8 +120,8 @@ class _OpenTime(_CalculatorSetup):
         is the layers applied to the day, a narrower search only intersects it with one more
         span, and the grid is anchored at the windows, not at the search (decision 6), so the
         narrower starts are the whole day's that fit the search. The whole day's are shared by
-        the queries of one configuration version (``availability._shared``); without a kept set-up the
-        narrower search is worked out on its own.
+        the queries of one configuration version (``availability._shared``); without a kept
+        set-up the narrower search is worked out on its own.
         """
         key = (res.profile, record.date)
         cached = self._profile_days.get(key)
