@@ -5,6 +5,7 @@ whatever else the machine is doing (wall time does).
 Usage::
 
     python benchmarks/instructions.py [--figures booking availability list] [--count N]
+                                      [--seeds S ...]
 
 Each figure runs a child Python under ``valgrind --tool=callgrind`` twice: once doing the
 set-up only, once doing the set-up and *N* operations; the difference over *N* is the cost of one
@@ -21,7 +22,13 @@ operation (interpreter start-up, imports and set-up cancel out). Operations:
                   one resource and one start on a snapshot read once from the cached
                   configuration (the set-up kept: what the booking's check costs at the least).
 
-Prints one JSON line per figure: ``{"figure", "count", "instructions_per_operation"}``. Needs
+A count depends on the hash seed and on where objects land in memory (dictionary probes): the
+same tree counts the same under one ``PYTHONHASHSEED``, but two trees can differ by about 1% for
+layout alone. ``--seeds`` counts once per seed and gives their mean (and each), which is what a
+before/after of a change smaller than a few percent needs.
+
+Prints one JSON line per figure: ``{"figure", "count", "instructions_per_operation"}`` (with
+``--seeds``, also ``"seeds"`` and ``"per_seed"``). Needs
 ``valgrind`` on the PATH; exits with status 1 without it.
 """
 
@@ -29,8 +36,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -130,9 +139,15 @@ for _ in range(COUNT):
 }
 
 
-def instructions(script: str, count: int) -> int:
-    """Return the instructions a child Python running *script* with COUNT = *count* executes."""
+def instructions(script: str, count: int, seed: int | None = None) -> int:
+    """
+    Return the instructions a child Python running *script* with COUNT = *count* executes
+    (with ``PYTHONHASHSEED`` = *seed* when given, else the environment's).
+    """
     code = f"import sys\nsys.path.insert(0, {str(HERE)!r})\nCOUNT = {count}\n{script}"
+    environment = dict(os.environ)
+    if seed is not None:
+        environment["PYTHONHASHSEED"] = str(seed)
     run = subprocess.run(
         [
             "valgrind",
@@ -145,6 +160,7 @@ def instructions(script: str, count: int) -> int:
         capture_output=True,
         text=True,
         check=True,
+        env=environment,
     )
     found = _COLLECTED.search(run.stderr)
     if found is None:
@@ -152,15 +168,30 @@ def instructions(script: str, count: int) -> int:
     return int(found.group(1))
 
 
-def per_operation(figure: str, count: int) -> dict[str, object]:
-    """Measure one figure: (instructions with *count* operations - without) / *count*."""
+def per_operation(figure: str, count: int, seeds: Sequence[int] = ()) -> dict[str, object]:
+    """
+    Measure one figure: (instructions with *count* operations - without) / *count*; with
+    *seeds*, once per hash seed, and the mean of them.
+    """
     script = _SCRIPTS[figure]
-    base = instructions(script, 0)
-    loaded = instructions(script, count)
+    if not seeds:
+        base = instructions(script, 0)
+        loaded = instructions(script, count)
+        return {
+            "figure": figure,
+            "count": count,
+            "instructions_per_operation": round((loaded - base) / count),
+        }
+    each = [
+        round((instructions(script, count, seed) - instructions(script, 0, seed)) / count)
+        for seed in seeds
+    ]
     return {
         "figure": figure,
         "count": count,
-        "instructions_per_operation": round((loaded - base) / count),
+        "instructions_per_operation": round(statistics.fmean(each)),
+        "seeds": list(seeds),
+        "per_seed": each,
     }
 
 
@@ -169,6 +200,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1] if __doc__ else None)
     parser.add_argument("--figures", nargs="+", choices=FIGURES, default=list(FIGURES))
     parser.add_argument("--count", type=int, default=200, help="operations counted")
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        nargs="+",
+        default=[],
+        help="hash seeds to count under, one run each (the figure is their mean)",
+    )
     args = parser.parse_args(argv)
     if args.count < 1:
         parser.error("--count must be at least 1")
@@ -177,7 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     for figure in args.figures:
         count = args.count if figure != "availability" else max(1, args.count // 20)
-        print(json.dumps(per_operation(figure, count)), flush=True)
+        print(json.dumps(per_operation(figure, count, args.seeds)), flush=True)
     return 0
 
 

@@ -41,6 +41,42 @@ class TestInstructionsBenchmark:
 
         assert {"figure": "booking", "count": 50, "instructions_per_operation": 1_234_567} == report
 
+    def test_with_seeds_it_counts_under_each_and_gives_their_mean(
+        self, instructions: ModuleType, monkeypatch: pytest.MonkeyPatch
+    ):
+        """--seeds: one per-operation figure per hash seed, their mean the figure."""
+        per_seed = {0: 1_000, 1: 1_010, 2: 1_030}
+        monkeypatch.setattr(
+            instructions, "instructions", lambda _script, n, seed=None: 50 + n * per_seed[seed]
+        )
+
+        report = instructions.per_operation("booking", 10, [0, 1, 2])
+
+        assert {
+            "figure": "booking",
+            "count": 10,
+            "instructions_per_operation": 1_013,
+            "seeds": [0, 1, 2],
+            "per_seed": [1_000, 1_010, 1_030],
+        } == report
+
+    def test_a_seed_reaches_the_counted_python_as_its_hash_seed(
+        self, instructions: ModuleType, monkeypatch: pytest.MonkeyPatch
+    ):
+        """The child runs with PYTHONHASHSEED set to the seed (and without one, as inherited)."""
+        seen: list[str | None] = []
+
+        def run(*_args: object, env: dict[str, str], **_kwargs: object) -> object:
+            seen.append(env.get("PYTHONHASHSEED"))
+            return subprocess.CompletedProcess([], 0, "", "Collected : 42")
+
+        monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+        monkeypatch.setattr(instructions.subprocess, "run", run)
+
+        assert 42 == instructions.instructions("pass", 1, 7)
+        assert 42 == instructions.instructions("pass", 1)
+        assert ["7", None] == seen
+
     def test_prints_one_json_line_per_figure(
         self,
         instructions: ModuleType,

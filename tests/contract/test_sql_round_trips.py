@@ -24,6 +24,7 @@ from slotwise import (
     LocationSettings,
     OutboxEvent,
     Scheduler,
+    Workspace,
 )
 from slotwise.storage.sql import SQLStore
 from slotwise.storage.sql._codec import decode, encode
@@ -117,6 +118,20 @@ def _business(store: SQLStore, ids: str) -> tuple[Scheduler, str, str, str, str]
     return scheduler, company.id, service.id, resource.id, customer.id
 
 
+def _book_half_hour(
+    ws: Workspace, service: str, resource: str, customer: str, number: int
+) -> Appointment:
+    """Book the *number*-th half hour from ``SLOT`` for the customer."""
+    return ws.appointments.create(
+        service_id=service,
+        start=SLOT + number * timedelta(minutes=30),
+        end=SLOT + (number + 1) * timedelta(minutes=30),
+        resource_ids=[resource],
+        customer_id=customer,
+        complete_booking="BK",
+    )
+
+
 def test_a_postgresql_booking_makes_three_round_trips() -> None:
     """A steady-state booking on PostgreSQL, counted on the wire (BEGIN, COMMIT, any ping included)."""
     engine = server_engine(POSTGRES)
@@ -131,14 +146,7 @@ def test_a_postgresql_booking_makes_three_round_trips() -> None:
                 ws = scheduler.for_company(company)
                 for number in range(3):
                     before = trips.count
-                    ws.appointments.create(
-                        service_id=service,
-                        start=SLOT + number * timedelta(minutes=30),
-                        end=SLOT + (number + 1) * timedelta(minutes=30),
-                        resource_ids=[resource],
-                        customer_id=customer,
-                        complete_booking="BK",
-                    )
+                    _book_half_hour(ws, service, resource, customer, number)
                     made = trips.count - before
             finally:
                 store.close()
@@ -222,14 +230,7 @@ def test_an_event_numbered_at_insert_is_stored_as_one_numbered_by_next_sequence(
         with store.transaction() as tx:
             first = tx.next_sequence()
         for number in range(2):
-            ws.appointments.create(
-                service_id=service,
-                start=SLOT + number * timedelta(minutes=30),
-                end=SLOT + (number + 1) * timedelta(minutes=30),
-                resource_ids=[resource],
-                customer_id=customer,
-                complete_booking="BK",
-            )
+            _book_half_hour(ws, service, resource, customer, number)
         with store.transaction() as tx:
             last = tx.next_sequence()
         events = RECORD_TABLES[OutboxEvent]
@@ -245,3 +246,83 @@ def test_an_event_numbered_at_insert_is_stored_as_one_numbered_by_next_sequence(
     assert [undelivered for _, undelivered in rows] == [first + 1, first + 2]
     # The stored form is the one a store numbering by next_sequence() writes (rolling upgrades).
     assert [doc for doc, _ in rows] == [encode(event) for event in booked]
+
+
+def test_a_postgresql_connection_keeps_its_cursors_and_a_new_connection_makes_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """
+    Steady bookings make no driver cursor (each connection keeps the two it uses); when the
+    server ends the connection, the booking after it runs on a new one with cursors of its own.
+    """
+    import psycopg
+
+    made: list[object] = []
+    for kind in (psycopg.Cursor, psycopg.ClientCursor):
+        original = kind.__init__
+
+        def counting(
+            self: object, *args: object, _original: object = original, **kw: object
+        ) -> None:
+            made.append(self)
+            _original(self, *args, **kw)  # type: ignore[operator]
+
+        monkeypatch.setattr(kind, "__init__", counting)
+    engine = server_engine(POSTGRES)
+    schema = unique_name()
+    store = SQLStore(POSTGRES.url, schema=schema)
+    try:
+        scheduler, company, service, resource, customer = _business(store, "kc-")
+        ws = scheduler.for_company(company)
+
+        def book(number: int) -> Appointment:
+            return _book_half_hour(ws, service, resource, customer, number)
+
+        book(0)
+        made.clear()
+        for number in range(1, 4):
+            book(number)
+        assert made == []
+        with store.engine.connect() as conn:
+            pid = int(conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one())
+        with engine.connect() as admin:
+            admin.exec_driver_sql(f"SELECT pg_terminate_backend({pid})")
+            admin.commit()
+        made.clear()
+        assert book(4).start == SLOT + 4 * timedelta(minutes=30)
+        assert {type(cursor) for cursor in made} >= {psycopg.Cursor, psycopg.ClientCursor}
+        with store.read() as reader:
+            assert len(reader.find(Appointment, company_id=company)) == 5
+    finally:
+        store.close()
+        POSTGRES.drop(engine, schema)
+
+
+def test_a_kept_cursor_is_let_go_after_a_large_result_or_an_error() -> None:
+    """A result of more than ``_KEPT_ROWS`` rows, or an error, closes the kept cursor."""
+    from sqlalchemy.exc import DBAPIError
+
+    from slotwise.storage.sql import _riding
+
+    engine = server_engine(POSTGRES)
+    try:
+        with engine.connect() as conn:
+            info = conn.connection.info
+            assert _riding.send_all(conn, ["SELECT 1"]) == [[(1,)]]
+            kept = info[_riding._DRIVER_CURSOR]
+            assert _riding.send_all(conn, ["SELECT 2", "SELECT 3"]) == [[(2,)], [(3,)]]
+            assert info[_riding._DRIVER_CURSOR] is kept
+            large = f"SELECT generate_series(1, {_riding._KEPT_ROWS + 1})"
+            assert len(_riding.send(conn, [large])) == _riding._KEPT_ROWS + 1
+            assert _riding._DRIVER_CURSOR not in info
+            assert kept.closed
+            assert _riding.direct_sql(conn, "SELECT %s::int", (4,)) == [(4,)]
+            again = info[_riding._DRIVER_CURSOR]
+            with pytest.raises(DBAPIError):
+                _riding.send_all(conn, ["SELECT 1 / 0"])
+            assert _riding._DRIVER_CURSOR not in info
+            assert again.closed
+            conn.connection.driver_connection.rollback()  # below SQLAlchemy, as the store is
+            assert _riding.send(conn, ["SELECT 5"]) == [(5,)]
+    finally:
+        engine.dispose()

@@ -10,6 +10,10 @@ simple-protocol query of several statements: one round trip for all of them, not
 the server (a transaction-mode pooler sees ordinary queries). PostgreSQL runs them in order and
 stops at the first that fails; the transaction is then aborted, so nothing after the failure, and
 nothing of the unit, is ever committed.
+
+On psycopg, each database connection keeps the two cursors these functions use (the pool's
+``info`` of the connection), with the adapters they looked up: made afresh for every statement,
+they cost a PostgreSQL week's read about a sixth of its client time (issue 23).
 """
 
 from __future__ import annotations
@@ -26,6 +30,11 @@ __all__ = ["Queued", "compiled_sql", "direct_rows", "direct_sql", "send", "send_
 
 # Drivers that keep every statement's result of a multi-statement query (psycopg 2 keeps the last).
 _MULTI_RESULT = frozenset({"psycopg", "pymysql"})
+# Where a connection's kept cursors are, in the pool's per-connection ``info`` (``_kept_cursor``).
+_CLIENT_CURSOR = "slotwise.client_cursor"
+_DRIVER_CURSOR = "slotwise.driver_cursor"
+# The most rows a kept cursor may hold between statements (a page of a list, a week's reads).
+_KEPT_ROWS = 1_000
 # "Key (id)=(abc) already exists." -- the id of the row a unique violation met.
 _KEY = re.compile(r"Key \(id\)=\((?P<id>.*)\) already exists")
 
@@ -78,10 +87,31 @@ def compiled_sql(conn: Connection, statement: Any, values: dict[str, Any]) -> st
         with driver.cursor() as cursor:
             mogrified: str = cursor.mogrify(sql, parameters)
         return mogrified
-    import psycopg
-
-    rendered: str = psycopg.ClientCursor(driver).mogrify(sql, parameters)
+    rendered: str = _kept_cursor(conn, driver, _CLIENT_CURSOR).mogrify(sql, parameters)
     return rendered
+
+
+def _kept_cursor(conn: Connection, driver: Any, key: str) -> Any:
+    """
+    The driver cursor of *conn*'s database connection kept under *key*: made once per
+    connection, not once per statement (a booking sends three queries and renders seven
+    statements; a cursor made for each copies the connection's adapters and looks every dumper
+    up again). It lives in the pool's dictionary of the connection (``info``), which the pool
+    clears when it replaces a lost connection; the identity check covers any other way the
+    entry could be handed another driver connection. A connection is used by one thread at a
+    time, and so is its cursor.
+    """
+    info = conn.connection.info
+    cursor = info.get(key)
+    if cursor is None or cursor.connection is not driver:
+        if key == _CLIENT_CURSOR:
+            import psycopg
+
+            cursor = psycopg.ClientCursor(driver)
+        else:
+            cursor = driver.cursor()
+        info[key] = cursor
+    return cursor
 
 
 def direct_rows(conn: Connection, statement: Any, values: dict[str, Any]) -> list[Any]:
@@ -108,21 +138,23 @@ def direct_sql(conn: Connection, sql: str, parameters: Any = ()) -> list[Any]:
     """
     driver = conn.connection.driver_connection
     assert driver is not None
-    cursor = driver.cursor()
+    cursor, kept = _cursor(conn, driver)
     dispatch = conn.dispatch
     if dispatch.before_cursor_execute:
         dispatch.before_cursor_execute(conn, cursor, sql, parameters, None, False)
+    rows: list[Any] = []
+    finished = False  # a cursor that met an error (or was interrupted) is not kept
     try:
         cursor.execute(sql, parameters)
         rows = list(cursor.fetchall()) if cursor.description is not None else []
         if dispatch.after_cursor_execute:
             dispatch.after_cursor_execute(conn, cursor, sql, parameters, None, False)
+        finished = True
         return rows
     except conn.dialect.loaded_dbapi.Error as error:
         raise _wrapped(conn, error, driver, cursor, sql) from error
     finally:
-        with suppress(Exception):
-            cursor.close()
+        _done(conn, cursor, kept and finished and len(rows) <= _KEPT_ROWS)
 
 
 def _wrapped(conn: Connection, error: Any, driver: Any, cursor: Any, sql: str) -> Any:
@@ -161,25 +193,53 @@ def send_all(conn: Connection, statements: list[str]) -> list[list[Any] | None]:
     joined = "; ".join(statements)
     driver = conn.connection.driver_connection
     assert driver is not None
-    cursor = driver.cursor()
+    cursor, kept = _cursor(conn, driver)
     # SQLAlchemy's cursor events see each statement (with no parameters and no execution
     # context: they went below SQLAlchemy), so a host's statement logging still sees them.
     dispatch = conn.dispatch
     if dispatch.before_cursor_execute:
         for statement in statements:
             dispatch.before_cursor_execute(conn, cursor, statement, None, None, False)
+    results: list[list[Any] | None] = []
+    finished = False  # a cursor that met an error (or was interrupted) is not kept
     try:
         cursor.execute(joined)
         if dispatch.after_cursor_execute:
             for statement in statements:
                 dispatch.after_cursor_execute(conn, cursor, statement, None, None, False)
-        results: list[list[Any] | None] = []
         while True:
             results.append(list(cursor.fetchall()) if cursor.description is not None else None)
             if conn.dialect.driver not in _MULTI_RESULT or not cursor.nextset():
+                finished = True
                 return results
     except conn.dialect.loaded_dbapi.Error as error:
         raise _wrapped(conn, error, driver, cursor, joined) from error
     finally:
-        with suppress(Exception):  # after a lost connection there is nothing left to close
-            cursor.close()
+        rows = sum(map(len, filter(None, results)))
+        _done(conn, cursor, kept and finished and rows <= _KEPT_ROWS)
+
+
+def _cursor(conn: Connection, driver: Any) -> tuple[Any, bool]:
+    """The driver cursor to run on, and whether it is *conn*'s kept one (psycopg)."""
+    if conn.dialect.driver == "psycopg":
+        return _kept_cursor(conn, driver, _DRIVER_CURSOR), True
+    return driver.cursor(), False
+
+
+def _done(conn: Connection, cursor: Any, keep: bool) -> None:
+    """
+    Close a cursor after its statements, unless it is to be kept for the connection's next
+    ones (*keep*: psycopg, no error, a small result). A kept cursor holds its last result until
+    its next statement, so one that read more than ``_KEPT_ROWS`` rows, or met an error, is
+    closed and made again next time.
+    """
+    if keep:
+        return
+    # An invalidated connection's info went with it (and asking for ``conn.connection`` then
+    # would open a new one).
+    if not conn.invalidated:
+        info = conn.connection.info
+        if info.get(_DRIVER_CURSOR) is cursor:
+            del info[_DRIVER_CURSOR]
+    with suppress(Exception):  # after a lost connection there is nothing left to close
+        cursor.close()
