@@ -31,7 +31,10 @@ Areas and the scripts behind them:
 ``served``        ``benchmarks/http_service.py``: availability throughput served / direct, and a
                   list of services' time served / direct.
 ``bookings``      ``benchmarks/sql_stores.py --figures bookings statements`` on PostgreSQL beside
-                  ``pgbench`` (TPC-B, scale 1, in a scratch database) with 1 and 8 clients.
+                  ``pgbench`` (TPC-B, scale 1, in a scratch database) with 1 and 8 clients, and
+                  ``benchmarks/replayed_bookings.py``: the bookings' own round trips replayed on a
+                  bare connection, beside the same 1-client ``pgbench`` (a measure: the floor of
+                  the 1-process row).
 ``instructions``  ``benchmarks/instructions.py --figures booking``: a ``MemoryStore`` booking.
 ``memory``        bytes per stored appointment on ``MemoryStore`` (``tracemalloc``).
 ``lists``         ``benchmarks/lists.py`` on PostgreSQL: ``appointments.list(limit=20)`` at
@@ -291,10 +294,13 @@ def bookings(quick: bool) -> Iterator[Row]:
         "8",
     )
     seconds = 2 if quick else 10
+    pgbench_one: float | None = None
     for figure in figures:
         if figure["figure"] == "bookings":
             processes = figure["processes"]
             tps = _pgbench(processes, seconds)
+            if processes == 1:
+                pgbench_one = tps
             ratio = round(figure["per_second"] / tps, 3)
             target = 0.35 if processes == 1 else 0.2
             yield _row(
@@ -314,6 +320,18 @@ def bookings(quick: bool) -> Iterator[Row]:
                 trips <= 5,
                 statements=figure["statements"],
             )
+    if pgbench_one is not None:
+        # The same round trips with no client work: the 1-process row's floor on this machine.
+        (replayed,) = _python(
+            BENCHMARKS / "replayed_bookings.py", "--bookings", "60" if quick else "1000"
+        )
+        yield _row(
+            "PostgreSQL bookings' own round trips replayed bare / pgbench 1 client",
+            round(replayed["bare_per_second"] / pgbench_one, 3),
+            "a measure: what the 1-process row would reach with a client that cost nothing",
+            None,
+            **{key: value for key, value in replayed.items() if key != "figure"},
+        )
 
 
 def instructions(quick: bool) -> Iterator[Row]:

@@ -91,3 +91,29 @@ def test_a_failing_script_becomes_a_skipped_row_not_a_crash(scale: ModuleType, m
     assert scale.main(["--areas", "lists"]) == 0
     (line,) = capsys.readouterr().out.splitlines()
     assert json.loads(line) == {"row": "lists", "skipped": "benchmarks/x.py failed: no server"}
+
+
+def test_the_bookings_area_sets_the_bare_replay_beside_one_client_pgbench(
+    scale: ModuleType, monkeypatch
+):
+    """The replayed round trips' rate over the 1-client pgbench: a measure, never met or not."""
+
+    def scripts(script: Path, *arguments: str) -> list[dict[str, object]]:
+        if script.name == "replayed_bookings.py":
+            return [{"figure": "replayed_bookings", "bare_per_second": 300.0, "round_trips": 3}]
+        return [
+            {"figure": "bookings", "processes": 1, "per_second": 100.0},
+            {"figure": "bookings", "processes": 8, "per_second": 200.0},
+            {"figure": "statements", "statements": 10, "round_trips": 3},
+        ]
+
+    monkeypatch.setattr(scale.shutil, "which", lambda _name: "/usr/bin/pgbench")
+    monkeypatch.setattr(scale, "_python", scripts)
+    monkeypatch.setattr(scale, "_pgbench", lambda clients, _seconds: 500.0 * clients)
+    one, eight, trips, replayed = list(scale.bookings(quick=True))
+    assert (one["value"], one["met"]) == (0.2, False)
+    assert (eight["value"], eight["met"]) == (0.05, False)
+    assert (trips["value"], trips["met"]) == (3, True)
+    assert replayed["value"] == 0.6
+    assert replayed["met"] is None
+    assert replayed["detail"] == {"bare_per_second": 300.0, "round_trips": 3}

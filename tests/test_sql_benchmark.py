@@ -218,3 +218,26 @@ class TestSQLStoresBenchmark:
 
         with pytest.raises(sql_stores.BenchmarkFailed, match="0 booked appointments"):
             sql_stores.run_bookings("memory", 3, 1)
+
+
+@pytest.mark.external_service
+def test_replayed_bookings_replays_the_round_trips_bare_and_drops_its_schemas():
+    """A tiny run: three round trips a booking, both sides timed, no schema of its own left."""
+    server_engine(POSTGRES)  # skips (or fails, in CI) when the server is down
+    process = subprocess.Popen(
+        [sys.executable, str(BENCHMARKS / "replayed_bookings.py"), "--bookings", str(BOOKINGS)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    out, err = process.communicate(timeout=300)
+
+    assert 0 == process.returncode, err
+    (report,) = [json.loads(line) for line in out.splitlines()]
+    assert report["figure"] == "replayed_bookings"
+    assert report["bookings"] == BOOKINGS
+    assert report["round_trips"] == 3
+    for key in ("store_ms", "store_per_second", "bare_ms", "bare_per_second"):
+        assert report[key] > 0
+    assert [] == _left_over(POSTGRES, process.pid)
