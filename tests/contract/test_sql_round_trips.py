@@ -326,3 +326,21 @@ def test_a_kept_cursor_is_let_go_after_a_large_result_or_an_error() -> None:
             assert _riding.send(conn, ["SELECT 5"]) == [(5,)]
     finally:
         engine.dispose()
+
+
+def test_an_engine_sharing_one_connection_between_threads_keeps_no_cursor() -> None:
+    """A ``StaticPool`` hands its one connection to every thread: each query gets its own cursor."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.pool import StaticPool
+
+    from slotwise.storage.sql import _riding
+
+    engine = create_engine(POSTGRES.url, poolclass=StaticPool)
+    try:
+        with engine.connect() as conn:
+            assert _riding.send_all(conn, ["SELECT 1"]) == [[(1,)]]
+            assert _riding.compiled_sql(conn, select(1), {}) == "SELECT 1"
+            assert _riding._DRIVER_CURSOR not in conn.connection.info
+            assert _riding._CLIENT_CURSOR not in conn.connection.info
+    finally:
+        engine.dispose()

@@ -23,6 +23,7 @@ from contextlib import suppress
 from typing import Any
 
 from sqlalchemy import Connection, exc
+from sqlalchemy.pool import StaticPool
 
 from ._binding import bound
 
@@ -33,8 +34,9 @@ _MULTI_RESULT = frozenset({"psycopg", "pymysql"})
 # Where a connection's kept cursors are, in the pool's per-connection ``info`` (``_kept_cursor``).
 _CLIENT_CURSOR = "slotwise.client_cursor"
 _DRIVER_CURSOR = "slotwise.driver_cursor"
-# The most rows a kept cursor may hold between statements (a page of a list, a week's reads).
-_KEPT_ROWS = 1_000
+# The most rows a kept cursor may hold between statements: a booking's or a week's reads (tens
+# of documents of about a kilobyte), not a long list's.
+_KEPT_ROWS = 100
 # "Key (id)=(abc) already exists." -- the id of the row a unique violation met.
 _KEY = re.compile(r"Key \(id\)=\((?P<id>.*)\) already exists")
 
@@ -87,8 +89,22 @@ def compiled_sql(conn: Connection, statement: Any, values: dict[str, Any]) -> st
         with driver.cursor() as cursor:
             mogrified: str = cursor.mogrify(sql, parameters)
         return mogrified
-    rendered: str = _kept_cursor(conn, driver, _CLIENT_CURSOR).mogrify(sql, parameters)
-    return rendered
+    if _keeps_cursors(conn):
+        rendered: str = _kept_cursor(conn, driver, _CLIENT_CURSOR).mogrify(sql, parameters)
+        return rendered
+    import psycopg
+
+    fresh: str = psycopg.ClientCursor(driver).mogrify(sql, parameters)
+    return fresh
+
+
+def _keeps_cursors(conn: Connection) -> bool:
+    """
+    Whether *conn*'s database connection keeps its cursors: on psycopg, unless the engine's
+    pool is a ``StaticPool``, which hands its one connection to every thread at once (a kept
+    cursor would then be shared, and one thread's query would reset another's results).
+    """
+    return conn.dialect.driver == "psycopg" and not isinstance(conn.engine.pool, StaticPool)
 
 
 def _kept_cursor(conn: Connection, driver: Any, key: str) -> Any:
@@ -98,8 +114,8 @@ def _kept_cursor(conn: Connection, driver: Any, key: str) -> Any:
     statements; a cursor made for each copies the connection's adapters and looks every dumper
     up again). It lives in the pool's dictionary of the connection (``info``), which the pool
     clears when it replaces a lost connection; the identity check covers any other way the
-    entry could be handed another driver connection. A connection is used by one thread at a
-    time, and so is its cursor.
+    entry could be handed another driver connection. Only for a connection used by one thread
+    at a time (:func:`_keeps_cursors`), and so is its cursor.
     """
     info = conn.connection.info
     cursor = info.get(key)
@@ -221,7 +237,7 @@ def send_all(conn: Connection, statements: list[str]) -> list[list[Any] | None]:
 
 def _cursor(conn: Connection, driver: Any) -> tuple[Any, bool]:
     """The driver cursor to run on, and whether it is *conn*'s kept one (psycopg)."""
-    if conn.dialect.driver == "psycopg":
+    if _keeps_cursors(conn):
         return _kept_cursor(conn, driver, _DRIVER_CURSOR), True
     return driver.cursor(), False
 
