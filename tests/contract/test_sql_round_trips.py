@@ -344,3 +344,38 @@ def test_an_engine_sharing_one_connection_between_threads_keeps_no_cursor() -> N
             assert _riding._CLIENT_CURSOR not in conn.connection.info
     finally:
         engine.dispose()
+
+
+@pytest.mark.parametrize("pool", ["queue", "static"])
+def test_a_connection_the_driver_knows_is_closed_fails_as_a_lost_statement(pool: str) -> None:
+    """
+    Closed below SQLAlchemy before its first statement, with no cursor kept yet: the driver's
+    refusal to make a cursor is wrapped (``DBAPIError``) and the connection invalidated, as for
+    a statement the database dropped, whether or not the engine keeps cursors.
+    """
+    from sqlalchemy import create_engine
+    from sqlalchemy.exc import DBAPIError
+    from sqlalchemy.pool import StaticPool
+
+    from slotwise.storage.sql import _riding
+
+    engine = (
+        server_engine(POSTGRES)
+        if pool == "queue"
+        else create_engine(POSTGRES.url, poolclass=StaticPool)
+    )
+    try:
+        for run in (
+            lambda conn: _riding.send_all(conn, ["SELECT 1"]),
+            lambda conn: _riding.direct_sql(conn, "SELECT 1"),
+        ):
+            with engine.connect() as conn:
+                conn.connection.driver_connection.close()
+                with pytest.raises(DBAPIError) as raised:
+                    run(conn)
+                assert raised.value.connection_invalidated
+                assert conn.invalidated
+            with engine.connect() as conn:  # the pool made a new connection
+                assert _riding.send(conn, ["SELECT 1"]) == [(1,)]
+    finally:
+        engine.dispose()

@@ -19,6 +19,7 @@ they cost a PostgreSQL week's read about a sixth of its client time (issue 23).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from contextlib import suppress
 from typing import Any
 
@@ -84,18 +85,15 @@ def compiled_sql(conn: Connection, statement: Any, values: dict[str, Any]) -> st
     sql, parameters = bound(conn, statement, values)
     driver = conn.connection.driver_connection
     assert driver is not None
-    if conn.dialect.driver == "pymysql":
-        # PyMySQL binds on the client anyway: its own quoting, as every query it sends.
-        with driver.cursor() as cursor:
-            mogrified: str = cursor.mogrify(sql, parameters)
-        return mogrified
-    if _keeps_cursors(conn):
-        rendered: str = _kept_cursor(conn, driver, _CLIENT_CURSOR).mogrify(sql, parameters)
-        return rendered
-    import psycopg
-
-    fresh: str = psycopg.ClientCursor(driver).mogrify(sql, parameters)
-    return fresh
+    # PyMySQL binds on the client anyway (its own cursor's quoting, as every query it sends).
+    make = _driver_cursor if conn.dialect.driver == "pymysql" else _client_cursor
+    cursor, kept = _cursor(conn, driver, _CLIENT_CURSOR, make)
+    try:
+        rendered: str = cursor.mogrify(sql, parameters)
+    finally:
+        if not kept:
+            cursor.close()
+    return rendered
 
 
 def _keeps_cursors(conn: Connection) -> bool:
@@ -107,27 +105,34 @@ def _keeps_cursors(conn: Connection) -> bool:
     return conn.dialect.driver == "psycopg" and not isinstance(conn.engine.pool, StaticPool)
 
 
-def _kept_cursor(conn: Connection, driver: Any, key: str) -> Any:
+def _kept_cursor(conn: Connection, driver: Any, key: str, make: Callable[[Any], Any]) -> Any:
     """
-    The driver cursor of *conn*'s database connection kept under *key*: made once per
-    connection, not once per statement (a booking sends three queries and renders seven
-    statements; a cursor made for each copies the connection's adapters and looks every dumper
-    up again). It lives in the pool's dictionary of the connection (``info``), which the pool
-    clears when it replaces a lost connection; the identity check covers any other way the
-    entry could be handed another driver connection. Only for a connection used by one thread
-    at a time (:func:`_keeps_cursors`), and so is its cursor.
+    The driver cursor of *conn*'s database connection kept under *key*, made by *make* from
+    the driver connection once per connection, not once per statement (a booking sends three
+    queries and renders seven statements; a cursor made for each copies the connection's
+    adapters and looks every dumper up again). It lives in the pool's dictionary of the
+    connection (``info``), which the pool clears when it replaces a lost connection; the
+    identity check covers any other way the entry could be handed another driver connection.
+    Only for a connection used by one thread at a time (:func:`_keeps_cursors`), and so is its
+    cursor.
     """
     info = conn.connection.info
     cursor = info.get(key)
     if cursor is None or cursor.connection is not driver:
-        if key == _CLIENT_CURSOR:
-            import psycopg
-
-            cursor = psycopg.ClientCursor(driver)
-        else:
-            cursor = driver.cursor()
-        info[key] = cursor
+        cursor = info[key] = make(driver)
     return cursor
+
+
+def _client_cursor(driver: Any) -> Any:
+    """A psycopg cursor that binds on the client (``mogrify``)."""
+    import psycopg
+
+    return psycopg.ClientCursor(driver)
+
+
+def _driver_cursor(driver: Any) -> Any:
+    """The driver's own cursor."""
+    return driver.cursor()
 
 
 def direct_rows(conn: Connection, statement: Any, values: dict[str, Any]) -> list[Any]:
@@ -154,13 +159,17 @@ def direct_sql(conn: Connection, sql: str, parameters: Any = ()) -> list[Any]:
     """
     driver = conn.connection.driver_connection
     assert driver is not None
-    cursor, kept = _cursor(conn, driver)
-    dispatch = conn.dispatch
-    if dispatch.before_cursor_execute:
-        dispatch.before_cursor_execute(conn, cursor, sql, parameters, None, False)
+    cursor: Any = None
+    kept = False
     rows: list[Any] = []
     finished = False  # a cursor that met an error (or was interrupted) is not kept
     try:
+        # Made inside: a driver that already knows its connection is lost refuses a cursor,
+        # and that error is wrapped (the connection invalidated) as a failed statement's is.
+        cursor, kept = _cursor(conn, driver)
+        dispatch = conn.dispatch
+        if dispatch.before_cursor_execute:
+            dispatch.before_cursor_execute(conn, cursor, sql, parameters, None, False)
         cursor.execute(sql, parameters)
         rows = list(cursor.fetchall()) if cursor.description is not None else []
         if dispatch.after_cursor_execute:
@@ -170,7 +179,8 @@ def direct_sql(conn: Connection, sql: str, parameters: Any = ()) -> list[Any]:
     except conn.dialect.loaded_dbapi.Error as error:
         raise _wrapped(conn, error, driver, cursor, sql) from error
     finally:
-        _done(conn, cursor, kept and finished and len(rows) <= _KEPT_ROWS)
+        if cursor is not None:
+            _done(conn, cursor, kept and finished and len(rows) <= _KEPT_ROWS)
 
 
 def _wrapped(conn: Connection, error: Any, driver: Any, cursor: Any, sql: str) -> Any:
@@ -209,16 +219,18 @@ def send_all(conn: Connection, statements: list[str]) -> list[list[Any] | None]:
     joined = "; ".join(statements)
     driver = conn.connection.driver_connection
     assert driver is not None
-    cursor, kept = _cursor(conn, driver)
-    # SQLAlchemy's cursor events see each statement (with no parameters and no execution
-    # context: they went below SQLAlchemy), so a host's statement logging still sees them.
-    dispatch = conn.dispatch
-    if dispatch.before_cursor_execute:
-        for statement in statements:
-            dispatch.before_cursor_execute(conn, cursor, statement, None, None, False)
+    cursor: Any = None
+    kept = False
     results: list[list[Any] | None] = []
     finished = False  # a cursor that met an error (or was interrupted) is not kept
     try:
+        cursor, kept = _cursor(conn, driver)  # inside: see direct_sql
+        # SQLAlchemy's cursor events see each statement (with no parameters and no execution
+        # context: they went below SQLAlchemy), so a host's statement logging still sees them.
+        dispatch = conn.dispatch
+        if dispatch.before_cursor_execute:
+            for statement in statements:
+                dispatch.before_cursor_execute(conn, cursor, statement, None, None, False)
         cursor.execute(joined)
         if dispatch.after_cursor_execute:
             for statement in statements:
@@ -231,15 +243,24 @@ def send_all(conn: Connection, statements: list[str]) -> list[list[Any] | None]:
     except conn.dialect.loaded_dbapi.Error as error:
         raise _wrapped(conn, error, driver, cursor, joined) from error
     finally:
-        rows = sum(map(len, filter(None, results)))
-        _done(conn, cursor, kept and finished and rows <= _KEPT_ROWS)
+        if cursor is not None:
+            rows = sum(map(len, filter(None, results)))
+            _done(conn, cursor, kept and finished and rows <= _KEPT_ROWS)
 
 
-def _cursor(conn: Connection, driver: Any) -> tuple[Any, bool]:
-    """The driver cursor to run on, and whether it is *conn*'s kept one (psycopg)."""
+def _cursor(
+    conn: Connection,
+    driver: Any,
+    key: str = _DRIVER_CURSOR,
+    make: Callable[[Any], Any] = _driver_cursor,
+) -> tuple[Any, bool]:
+    """
+    The driver cursor to use (made by *make*), and whether it is *conn*'s kept one under *key*
+    (psycopg).
+    """
     if _keeps_cursors(conn):
-        return _kept_cursor(conn, driver, _DRIVER_CURSOR), True
-    return driver.cursor(), False
+        return _kept_cursor(conn, driver, key, make), True
+    return make(driver), False
 
 
 def _done(conn: Connection, cursor: Any, keep: bool) -> None:
