@@ -117,3 +117,30 @@ def test_the_bookings_area_sets_the_bare_replay_beside_one_client_pgbench(
     assert replayed["value"] == 0.6
     assert replayed["met"] is None
     assert replayed["detail"] == {"bare_per_second": 300.0, "round_trips": 3}
+
+
+def test_the_instructions_area_sets_the_parts_counted_alone_beside_the_booking(
+    scale: ModuleType, monkeypatch
+):
+    """The booking against its target; the sum of its parts counted alone: a measure."""
+    asked: list[tuple[str, ...]] = []
+
+    def script(_script: Path, *arguments: str) -> list[dict[str, object]]:
+        asked.append(arguments)
+        return [
+            {"figure": "booking", "count": 20, "instructions_per_operation": 900_000},
+            {"figure": "slot_check", "count": 20, "instructions_per_operation": 200_000},
+            {
+                "figure": "booking_parts",
+                "instructions_per_operation": 600_000,
+                "parts": {"slot_check": 200_000, "records": 400_000},
+            },
+        ]
+
+    monkeypatch.setattr(scale.shutil, "which", lambda _name: "/usr/bin/valgrind")
+    monkeypatch.setattr(scale, "_python", script)
+    booking, parts = list(scale.instructions(quick=True))
+    assert ("--figures", "booking", "booking_parts", "--count", "20") == asked[0]
+    assert (booking["value"], booking["met"]) == (900_000, False)
+    assert (parts["value"], parts["met"]) == (600_000, None)
+    assert parts["detail"] == {"parts": {"slot_check": 200_000, "records": 400_000}}
