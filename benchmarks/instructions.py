@@ -28,11 +28,11 @@ operation (interpreter start-up, imports and set-up cancel out). Operations:
                   inserting an appointment, its event and its audit entry built beforehand, as
                   a booking does (at most 1,000 of them: ``--count`` is capped there).
 
-These four parts are what a booking cannot do without, each measured alone at its least: the
-slot rules asked for one start (decision 49: the listing's own), the read they judge, the three
-records with their validation (the spec's) and their writes with the store's indexes (decision
-48's lists). ``--figures booking_parts`` (not in the default list) counts the four and prints
-their sum as one more line, ``booking_parts``: the floor of a booking built from these parts.
+Four parts of a booking, each measured alone as the present code does it: the calculator asked
+for one start (decision 49's slot rules, with the calculator's per-query set-up), the read it
+judges, the three records and their writes with the store's indexes. ``--figures
+booking_parts`` (not in the default list) counts the four and prints their sum as one more line,
+``booking_parts``: what those parts cost today, whatever glue around them is cut.
 
 ``--without PART ...`` also counts the ``booking`` figure once per *PART* with that part of the
 booking made a no-op (``booking-without-PART``): the difference from ``booking`` is what the part
@@ -78,7 +78,7 @@ FIGURES = (
     "store_writes",
 )
 PARTS = ("slot_check", "snapshot_read", "records", "store_writes")
-"""The parts a booking cannot do without, each a figure measured alone (``booking_parts``)."""
+"""Four parts of a booking, each a figure measured alone (``booking_parts``)."""
 _STORE_WRITES_MAX = 1_000
 """The most ``store_writes`` operations one count makes (its records are built beforehand)."""
 _BOOKING_PARTS = {
@@ -220,8 +220,15 @@ with store.transaction() as tx:
     first_sequence = tx.next_sequence() + 1
 built = []
 for number in range(1, 1_001):
-    _, _, start = business.slot(number)
-    appointment = attrs.evolve(booked, id=f"write-{number}", start=start, end=start + bookings.SLOT)
+    resource_id, customer_id, start = business.slot(number)
+    appointment = attrs.evolve(
+        booked,
+        id=f"write-{number}",
+        resource_ids=(resource_id,),
+        customer_id=customer_id,
+        start=start,
+        end=start + bookings.SLOT,
+    )
     built.append((
         appointment,
         attrs.evolve(

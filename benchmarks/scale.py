@@ -36,8 +36,8 @@ Areas and the scripts behind them:
                   bare connection, beside the same 1-client ``pgbench`` (a measure: the floor of
                   the 1-process row).
 ``instructions``  ``benchmarks/instructions.py --figures booking booking_parts``: a ``MemoryStore``
-                  booking, and the sum of the four parts it cannot do without, each counted
-                  alone (a measure: the floor of a booking built from those parts).
+                  booking, and the sum of four of its parts, each counted alone (a measure: what
+                  those parts cost today, whatever glue around them is cut).
 ``memory``        bytes per stored appointment on ``MemoryStore`` (``tracemalloc``).
 ``lists``         ``benchmarks/lists.py`` on PostgreSQL: ``appointments.list(limit=20)`` at
                   10,000 over 1,000 appointments.
@@ -338,8 +338,8 @@ def bookings(quick: bool) -> Iterator[Row]:
 
 def instructions(quick: bool) -> Iterator[Row]:
     """
-    Instructions of one ``MemoryStore`` booking under callgrind, and of the parts it cannot do
-    without counted alone.
+    Instructions of one ``MemoryStore`` booking under callgrind, and the sum of four of its parts
+    counted alone.
     """
     if shutil.which("valgrind") is None:
         yield _skipped("MemoryStore booking instructions", "valgrind is not installed")
@@ -367,7 +367,7 @@ def instructions(quick: bool) -> Iterator[Row]:
                 "MemoryStore booking's parts counted alone (slot rules, their read, "
                 "three records, their writes), instructions",
                 value,
-                "a measure: the floor of a booking built from these parts",
+                "a measure: what these parts cost today, whatever glue around them is cut",
                 None,
                 parts=figure["parts"],
             )
