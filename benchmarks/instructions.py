@@ -66,6 +66,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 HERE = Path(__file__).resolve().parent
 FIGURES = (
@@ -291,25 +292,22 @@ def per_operation(
     *seeds*, once per hash seed, and the mean of them. *script* replaces the figure's own.
     """
     script = _SCRIPTS[figure] if script is None else script
-    if not seeds:
-        base = instructions(script, 0)
-        loaded = instructions(script, count)
-        return {
-            "figure": figure,
-            "count": count,
-            "instructions_per_operation": round((loaded - base) / count),
-        }
-    each = [
-        round((instructions(script, count, seed) - instructions(script, 0, seed)) / count)
-        for seed in seeds
-    ]
-    return {
+    each = [round(_one_operation(script, count, seed)) for seed in seeds or [None]]
+    report: dict[str, object] = {
         "figure": figure,
         "count": count,
         "instructions_per_operation": round(statistics.fmean(each)),
-        "seeds": list(seeds),
-        "per_seed": each,
     }
+    if seeds:
+        report.update(seeds=list(seeds), per_seed=each)
+    return report
+
+
+def _one_operation(script: str, count: int, seed: int | None) -> float:
+    """(instructions with *count* operations - with none) / *count*, under hash seed *seed*."""
+    seeded = () if seed is None else (seed,)  # no seed: the environment's, as inherited
+    base = instructions(script, 0, *seeded)
+    return (instructions(script, count, *seeded) - base) / count
 
 
 def booking_parts(count: int, seeds: Sequence[int] = ()) -> list[dict[str, object]]:
@@ -323,7 +321,7 @@ def booking_parts(count: int, seeds: Sequence[int] = ()) -> list[dict[str, objec
         )
         for part in PARTS
     ]
-    total = sum(int(str(part["instructions_per_operation"])) for part in parts)
+    total = sum(cast(int, part["instructions_per_operation"]) for part in parts)
     summed = {
         "figure": "booking_parts",
         "instructions_per_operation": total,

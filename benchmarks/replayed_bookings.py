@@ -29,14 +29,19 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import sql_stores
 
 
-def _record_round_trips(trips: list[list[str]]) -> Any:
-    """Make the store's ``send_all`` append each query it sends to ``trips[-1]``; return the original."""
+@contextmanager
+def _recording_round_trips(trips: list[list[str]]) -> Iterator[None]:
+    """
+    Inside: the store's ``send_all`` also appends each query it sends to ``trips[-1]`` (in every
+    store module that imported it); put back on the way out.
+    """
     from slotwise.storage.sql import _riding
 
     original = _riding.send_all
@@ -46,22 +51,18 @@ def _record_round_trips(trips: list[list[str]]) -> Any:
             trips[-1].append("; ".join(statements))
         return original(conn, statements)
 
-    for module in list(sys.modules.values()):
-        name = getattr(module, "__name__", "")
-        if (
-            name.startswith("slotwise.storage.sql")
-            and getattr(module, "send_all", None) is original
-        ):
-            module.send_all = recording  # type: ignore[attr-defined]
-    return original
-
-
-def _restore(original: Any) -> None:
-    """Put the store's own ``send_all`` back wherever :func:`_record_round_trips` replaced it."""
-    for module in list(sys.modules.values()):
-        name = getattr(module, "__name__", "")
-        sent = getattr(module, "send_all", None)
-        if name.startswith("slotwise.storage.sql") and sent is not None and sent is not original:
+    patched = [
+        module
+        for module in list(sys.modules.values())
+        if getattr(module, "__name__", "").startswith("slotwise.storage.sql")
+        and getattr(module, "send_all", None) is original
+    ]
+    for module in patched:
+        module.send_all = recording  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        for module in patched:
             module.send_all = original  # type: ignore[attr-defined]
 
 
@@ -71,21 +72,21 @@ def run(bookings: int) -> dict[str, Any]:
     from sqlalchemy import make_url
 
     trips: list[list[str]] = []
-    original = _record_round_trips(trips)
-    try:
-        with sql_stores.fresh_target("postgresql") as target, sql_stores.opened(target) as store:
-            business = sql_stores.set_up_business(store, bookings)
-            ws = sql_stores._workspace(store, business, 0)
-            business.warm_up(ws, 0, 1)
-            began, cpu = time.perf_counter(), time.process_time()
-            for number in range(bookings):
-                trips.append([])
-                business.book(ws, number, 0, 1)
-            store_seconds = time.perf_counter() - began
-            store_cpu = time.process_time() - cpu
-            recorded_schema = target.schema
-    finally:
-        _restore(original)
+    with (
+        _recording_round_trips(trips),
+        sql_stores.fresh_target("postgresql") as target,
+        sql_stores.opened(target) as store,
+    ):
+        business = sql_stores.set_up_business(store, bookings)
+        ws = sql_stores._workspace(store, business, 0)
+        business.warm_up(ws, 0, 1)
+        began, cpu = time.perf_counter(), time.process_time()
+        for number in range(bookings):
+            trips.append([])
+            business.book(ws, number, 0, 1)
+        store_seconds = time.perf_counter() - began
+        store_cpu = time.process_time() - cpu
+        recorded_schema = target.schema
     assert recorded_schema is not None
     with sql_stores.fresh_target("postgresql") as target, sql_stores.opened(target) as store:
         business = sql_stores.set_up_business(store, bookings)
