@@ -92,9 +92,10 @@ def test_sigterm_lets_the_request_in_flight_finish_and_exits_zero():
                 while True:
                     try:
                         httpx.get(f"{base}/livez", timeout=2)
-                    except (httpx.ConnectError, httpx.RemoteProtocolError):
-                        # Refused, or accepted into the backlog just before the listener
-                        # closed and then dropped unanswered: either way, no longer served.
+                    except (httpx.NetworkError, httpx.RemoteProtocolError):
+                        # Refused (ConnectError), or accepted into the kernel's backlog just
+                        # before the listener closed and then reset (ReadError, WriteError) or
+                        # closed unanswered (RemoteProtocolError): either way, no longer served.
                         break
                     assert time.monotonic() < deadline, "serve kept accepting after SIGTERM"
                     time.sleep(0.05)
