@@ -51,9 +51,7 @@ def test_a_stretch_at_a_time_is_one_stable_sort_on_the_start(
     expected = sorted(offers, key=lambda offer: offer[0])
 
     with mock.patch.object(roundrobin, "_STRETCH", stretch):
-        starts, figures, owners = roundrobin._by_start_then_rank(
-            spans, len(offers), low_at, high_at
-        )
+        starts, figures, owners = roundrobin._by_start_then_rank(spans, low_at, high_at)
 
     assert list(zip(starts, figures, owners, strict=True)) == expected
 

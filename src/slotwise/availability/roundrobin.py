@@ -25,10 +25,8 @@ from .records import (
     _offer_start,
     _Resource,
 )
-from .slots import Slots, build_slots
+from .slots import Slots, _Owner, build_slots
 
-_Owner = tuple[str, tuple[str, ...]]
-"""A slot's owner: its resource id and the ids of every resource it takes."""
 _Span = tuple[list[int], list[_Figures], _Owner, int, int]
 """A resource's bookable starts and figures, its slot owner, and the range searched of them."""
 _NO_FIGURES: _Figures = (0, 0, 0, 0)
@@ -38,11 +36,11 @@ _STRETCH = 8192
 
 
 def _by_start_then_rank(
-    spans: list[_Span], total: int, low_at: int, high_at: int
+    spans: list[_Span], low_at: int, high_at: int
 ) -> tuple[list[int], list[_Figures], list[_Owner]]:
     """
-    Return the starts, figures and owners of the *total* offers of *spans* (one per resource,
-    in rank order), ordered by start, then rank.
+    Return the starts, figures and owners of the offers of *spans* (one per resource, in rank
+    order), ordered by start, then rank.
 
     A stretch of minutes at a time, of about ``_STRETCH`` offers, into columns made at their
     full length: the order is that of one stable sort of every offer on its start (each stretch
@@ -51,6 +49,7 @@ def _by_start_then_rank(
     resources over 90 days cost 10-20% more per slot than 30 while their instructions per slot
     fall: the cost of a working set past the caches (docs/performance.md).
     """
+    total = sum(high - low for *_, low, high in spans)
     starts: list[int] = [0] * total
     figures: list[_Figures] = [_NO_FIGURES] * total
     owners: list[_Owner] = [_NO_OWNER] * total
@@ -219,7 +218,7 @@ class _Offers(_OpenTime):
         candidates = self.candidates
         starts: list[int] = []
         figures: list[_Figures] = []
-        owners: list[tuple[str, tuple[str, ...]]] = []
+        owners: list[_Owner] = []
         if (
             len(self.named) > 1
             or (len(candidates) > 1 and not self.named and self.round_robin is not RoundRobin.NONE)
@@ -228,7 +227,7 @@ class _Offers(_OpenTime):
         ):
             # One pick per time among the resources, or all named ones together: date by date.
             # A slot's owner pair (resource id, resource ids), one per distinct ids.
-            owner_of: dict[tuple[str, ...], tuple[str, tuple[str, ...]]] = {}
+            owner_of: dict[tuple[str, ...], _Owner] = {}
             for day in self.dates(first, (last - first).days + 1):
                 for offer in self.day_offers(self.day_record(day)):
                     ids = offer[6]
@@ -245,17 +244,15 @@ class _Offers(_OpenTime):
         low_at = self.day_record(first).start
         high_at = self.day_record(last).end
         spans: list[_Span] = []
-        total = 0
         for res in candidates:
             found, figured = self.swept(res)
             low = bisect.bisect_left(found, low_at)
             high = bisect.bisect_left(found, high_at, low)
             spans.append((found, figured, (res.id, res.ids), low, high))
-            total += high - low
         if len(spans) == 1:
             found, figured, owner, low, high = spans[0]
             starts, figures = found[low:high], figured[low:high]
             owners = [owner] * (high - low)
         else:
-            starts, figures, owners = _by_start_then_rank(spans, total, low_at, high_at)
+            starts, figures, owners = _by_start_then_rank(spans, low_at, high_at)
         return build_slots(range(len(starts)), starts, figures, owners, self.output, self.duration)
