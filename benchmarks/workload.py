@@ -4,6 +4,7 @@ Time slotwise's availability query on a neutral workload scenario (``scenario.py
 Usage::
 
     python benchmarks/workload.py SCENARIO.json [--repeat K] [--out FILE] [--check]
+    python benchmarks/workload.py SCENARIO.json SCENARIO.json ... [--repeat K]
 
 The scenario is mapped onto slotwise through its public API only: a ``Scheduler`` on a
 ``MemoryStore`` with a ``ManualClock`` at the scenario's ``now_utc`` and ``SequentialIds``; one
@@ -21,6 +22,14 @@ returned slot, so a lazy result is fully consumed inside the timed region.
 Prints exactly one JSON line ``{"slots": N, "best_ms": X, "runs": K}``. ``--out FILE`` writes the
 sorted slot list ``[[resource, "YYYY-MM-DDTHH:MM:SSZ"], ...]`` (UTC). ``--check`` compares the
 slots with the brute-force answer of ``expected.py`` and exits with status 1 on any difference.
+
+With several scenarios, all are loaded into one process (each its own ``Scheduler`` and store,
+in the order given) and timed interleaved: each of the K rounds queries every scenario once, the
+order rotated by one each round. A comparison of sizes (``scale.py``'s slopes) then sets figures
+taken under the same conditions side by side: the best time of one size differs by up to a
+third from one process to the next on a shared machine, more than the differences a slope
+looks for. Prints one line per scenario, in the order given, each with ``"scenario"`` (the
+file's stem) added; ``--out`` and ``--check`` take one scenario only.
 """
 
 from __future__ import annotations
@@ -172,17 +181,31 @@ class Workload:
 
     def timed(self, repeat: int) -> tuple[float, list[tuple[str | None, datetime]]]:
         """Return the best wall time of *repeat* queries, in milliseconds, and the last slots."""
-        best = float("inf")
-        slots: list[tuple[str | None, datetime]] = []
-        for _ in range(repeat):
-            began = time.perf_counter()
-            slots = self.query()
-            best = min(best, time.perf_counter() - began)
-        return best * 1000, slots
+        ((best_ms, slots),) = interleaved([self], repeat)
+        return best_ms, slots
 
     def named(self, slots: Sequence[tuple[str | None, datetime]]) -> list[tuple[str, str]]:
         """Return *slots* as sorted ``(resource name, UTC start text)`` pairs."""
         return sorted((self.names[str(rid)], format_utc(start)) for rid, start in slots)
+
+
+def interleaved(
+    workloads: Sequence[Workload], repeat: int
+) -> list[tuple[float, list[tuple[str | None, datetime]]]]:
+    """
+    Time *repeat* rounds of one query of each workload, the order rotated by one each round.
+
+    Returns each workload's best wall time in milliseconds and its last slots, in the order given.
+    """
+    best = [float("inf")] * len(workloads)
+    slots: list[list[tuple[str | None, datetime]]] = [[] for _ in workloads]
+    for round_number in range(repeat):
+        for offset in range(len(workloads)):
+            index = (round_number + offset) % len(workloads)
+            began = time.perf_counter()
+            slots[index] = workloads[index].query()
+            best[index] = min(best[index], time.perf_counter() - began)
+    return [(seconds * 1000, found) for seconds, found in zip(best, slots, strict=True)]
 
 
 def _differences(actual: list[tuple[str, str]], expected: list[tuple[str, str]]) -> str:
@@ -202,7 +225,13 @@ def _differences(actual: list[tuple[str, str]], expected: list[tuple[str, str]])
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; return the process exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1] if __doc__ else None)
-    parser.add_argument("scenario", type=Path, help="a scenario JSON file (scenario.py writes one)")
+    parser.add_argument(
+        "scenarios",
+        type=Path,
+        nargs="+",
+        metavar="scenario",
+        help="a scenario JSON file (scenario.py writes one); several are timed interleaved",
+    )
     parser.add_argument("--repeat", type=int, default=5, help="timed runs; the best counts")
     parser.add_argument("--out", type=Path, help="write the sorted slot list here")
     parser.add_argument(
@@ -211,8 +240,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
+    if len(args.scenarios) > 1:
+        if args.out is not None or args.check:
+            parser.error("--out and --check take one scenario")
+        workloads = [Workload(json.loads(path.read_text())) for path in args.scenarios]
+        timed = interleaved(workloads, args.repeat)
+        for path, (best_ms, slots) in zip(args.scenarios, timed, strict=True):
+            report = {"slots": len(slots), "best_ms": round(best_ms, 3), "runs": args.repeat}
+            print(json.dumps({"scenario": path.stem, **report}))
+        return 0
 
-    scenario = json.loads(args.scenario.read_text())
+    (path,) = args.scenarios
+    scenario = json.loads(path.read_text())
     workload = Workload(scenario)
     best_ms, slots = workload.timed(args.repeat)
     named = workload.named(slots)

@@ -148,6 +148,52 @@ class TestWorkloadCheck:
         expected = [list(pair) for pair in answer]
         assert expected == json.loads(out.read_text())
 
+    def test_several_scenarios_are_timed_together_one_line_each(
+        self, tmp_path: Path, bench: dict[str, ModuleType], capsys: pytest.CaptureFixture[str]
+    ):
+        """Two scenarios in one call: a line each, in the order given, named by file stem."""
+        small = _generate(tmp_path, "2", "5", "3").rename(tmp_path / "small.json")
+        large = _generate(tmp_path, "4", "10", "5").rename(tmp_path / "large.json")
+        workload = bench["workload"]
+        answers = {
+            path.stem: len(bench["expected"].expected_slots(json.loads(path.read_text())))
+            for path in (small, large)
+        }
+
+        status = workload.main([str(large), str(small), "--repeat", "3"])
+
+        assert 0 == status
+        lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert ["large", "small"] == [line["scenario"] for line in lines]
+        for line in lines:
+            assert (line["slots"], line["runs"]) == (answers[line["scenario"]], 3)
+            assert line["best_ms"] > 0
+
+    def test_several_scenarios_take_no_out_file(self, tmp_path: Path, bench: dict[str, ModuleType]):
+        """--out and --check name one scenario's slots: with two, the call is refused."""
+        scenario = _generate(tmp_path, "2", "5", "3")
+        with pytest.raises(SystemExit) as refused:
+            bench["workload"].main([str(scenario), str(scenario), "--check"])
+        assert 2 == refused.value.code
+
+    def test_rounds_rotate_the_order_and_keep_each_best(self, bench: dict[str, ModuleType]):
+        """Round k starts with workload k (mod n); each workload's best run and last slots."""
+        order: list[str] = []
+
+        class Timed:
+            def __init__(self, name: str) -> None:
+                self.name = name
+
+            def query(self) -> list[tuple[str, str]]:
+                order.append(self.name)
+                return [(self.name, str(len(order)))]
+
+        timed = bench["workload"].interleaved([Timed("a"), Timed("b"), Timed("c")], 3)
+
+        assert ["a", "b", "c", "b", "c", "a", "c", "a", "b"] == order
+        assert [[("a", "8")], [("b", "9")], [("c", "7")]] == [slots for _ms, slots in timed]
+        assert all(ms >= 0 for ms, _slots in timed)
+
     def test_check_fails_on_any_difference(
         self, tmp_path: Path, bench: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch
     ):

@@ -10,7 +10,7 @@ import json
 import math
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -51,23 +51,62 @@ def test_the_slope_area_prints_two_rows_with_their_targets():
         assert row["detail"]["large"]["slots"] > 0
 
 
-def test_the_slope_is_the_log_log_growth_of_the_time(scale: ModuleType, monkeypatch):
-    """Time x 9 when the slots grow x 3 is a slope of 2; the resources' pair is 3x30 -> 10x30."""
-    times = {"10x10": 1.0, "10x30": 9.0, "3x30": 3.0}
-    slots = {"10x10": 10, "10x30": 30, "3x30": 10}
+def _stand_in_workload(
+    times: list[dict[str, float]], slots: dict[str, int], calls: list[list[str]]
+) -> Callable[..., list[dict[str, object]]]:
+    """
+    A stand-in for ``scale._python``: ``scenario.py`` writes a file; ``workload.py`` call *k*
+    prints one line per scenario it was given, in that order, with ``times[k]``'s best time.
+    """
 
-    def workload(script: Path, *arguments: str) -> list[dict[str, float]]:
+    def python(script: Path, *arguments: str) -> list[dict[str, object]]:
         if script.name == "scenario.py":
             Path(arguments[-1]).write_text("{}")
             return []
-        label = Path(arguments[0]).stem
-        return [{"slots": slots[label], "best_ms": times[label]}]
+        labels = [Path(argument).stem for argument in arguments if argument.endswith(".json")]
+        calls.append(labels)
+        best = times[len(calls) - 1]
+        return [
+            {"scenario": label, "slots": slots[label], "best_ms": best[label]} for label in labels
+        ]
 
-    monkeypatch.setattr(scale, "_python", workload)
+    return python
+
+
+def test_the_slope_is_the_log_log_growth_of_the_time(scale: ModuleType, monkeypatch):
+    """Time x 9 when the slots grow x 3 is a slope of 2; the resources' pair is 3x30 -> 10x30."""
+    times = [{"10x10": 1.0, "10x30": 9.0, "3x30": 3.0}] * 3
+    slots = {"10x10": 10, "10x30": 30, "3x30": 10}
+    monkeypatch.setattr(scale, "_python", _stand_in_workload(times, slots, []))
     over_days, over_resources = list(scale.slope(quick=True))
     assert over_days["value"] == pytest.approx(math.log(9) / math.log(3), abs=1e-3)
     assert over_resources["value"] == pytest.approx(math.log(3) / math.log(3), abs=1e-3)
     assert over_days["met"] is False
+
+
+def test_the_sizes_are_timed_together_and_the_median_process_counts(scale: ModuleType, monkeypatch):
+    """
+    Every process times the three sizes together, each loading them in another order; a row's
+    value is the median of the processes' slopes, and each process's slope is in the detail.
+    """
+    slots = {"10x10": 10, "10x30": 30, "3x30": 10}
+    # Over resources (3x30 -> 10x30, slots x 3): time x 3, x 9 and x 1 -- slopes 1, 2 and 0.
+    times = [
+        {"10x10": 1.0, "10x30": 3.0, "3x30": 1.0},
+        {"10x10": 1.0, "10x30": 9.0, "3x30": 1.0},
+        {"10x10": 1.0, "10x30": 3.0, "3x30": 3.0},
+    ]
+    calls: list[list[str]] = []
+    monkeypatch.setattr(scale, "_python", _stand_in_workload(times, slots, calls))
+    _over_days, over_resources = list(scale.slope(quick=True))
+    assert calls == [
+        ["10x10", "10x30", "3x30"],
+        ["10x30", "3x30", "10x10"],
+        ["3x30", "10x10", "10x30"],
+    ]
+    assert over_resources["detail"]["slopes"] == [1.0, 2.0, 0.0]
+    assert over_resources["value"] == 1.0
+    assert over_resources["met"] is True
 
 
 def test_without_the_shared_peer_script_the_availability_area_says_why(
