@@ -237,9 +237,7 @@ class _Offers(_OpenTime):
                     starts.append(offer[0])
                     figures.append((offer[2], offer[3], offer[4], offer[5]))
                     owners.append(owner)
-            return build_slots(
-                range(len(starts)), starts, figures, owners, self.output, self.duration
-            )
+            return build_slots(starts, figures, owners, self.output, self.duration)
         # Every free resource at every time: each resource's starts over all the dates at once.
         low_at = self.day_record(first).start
         high_at = self.day_record(last).end
@@ -255,4 +253,4 @@ class _Offers(_OpenTime):
             owners = [owner] * (high - low)
         else:
             starts, figures, owners = _by_start_then_rank(spans, low_at, high_at)
-        return build_slots(range(len(starts)), starts, figures, owners, self.output, self.duration)
+        return build_slots(starts, figures, owners, self.output, self.duration)

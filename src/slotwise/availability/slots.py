@@ -369,30 +369,19 @@ class Slots(Sequence[Slot]):
 
 
 def build_slots(
-    order: Iterable[int],
     starts: Sequence[int],
-    figures: Sequence[_Figures],
-    owners: Sequence[_Owner],
+    figures: list[_Figures],
+    owners: list[_Owner],
     output: _Output,
     duration: int,
 ) -> Slots:
     """
-    Return the slots of the offers taken in *order*: ``starts[i]``, ``figures[i]``, ``owners[i]``.
+    Return the slots of the offers in order: ``starts[i]``, ``figures[i]``, ``owners[i]``.
 
     Each distinct start's datetimes and wall values are worked out once
-    (``output.add_slot_times``); every slot refers to them.
+    (``output.add_slot_times``); every slot refers to them. *figures* and *owners* become the
+    answer's columns (taken, not copied): the caller hands over lists it made for this answer.
     """
     output.add_slot_times(set(starts).difference(output.slot_cache), duration)
-    times_at = output.slot_cache.__getitem__
-    if not (isinstance(order, range) and order == range(len(starts))):
-        # Reorder the columns in C: itemgetter(*order) picks the items in order at once.
-        taken = tuple(order)
-        if len(taken) > 1:
-            pick = operator.itemgetter(*taken)
-            starts, figures, owners = pick(starts), pick(figures), pick(owners)
-        else:
-            starts = [starts[i] for i in taken]
-            figures = [figures[i] for i in taken]
-            owners = [owners[i] for i in taken]
-    times = list(map(times_at, starts))
-    return Slots._of(times, list(figures), list(owners), [_NO_TRAVEL] * len(times))
+    times = list(map(output.slot_cache.__getitem__, starts))
+    return Slots._of(times, figures, owners, [_NO_TRAVEL] * len(times))
