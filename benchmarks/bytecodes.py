@@ -11,6 +11,8 @@ half hour of a resource): *W* bookings untraced first (default 300: caches fille
 not empty), then *N* traced (default 100). The trace (``sys.settrace`` with opcode events)
 counts every bytecode instruction the interpreter executes in each function: its own
 (``exclusive``) and with the functions it calls (``inclusive``, a recursive call counted once).
+The count includes the benchmark's own two functions around each booking (its loop and
+``bookings.py``'s ``create_booked``, under 0.5% of a booking).
 Code in C (``datetime`` arithmetic, a ``dict`` lookup, ``sorted``) runs inside the bytecode
 that calls it and is not counted apart, so a bytecode is a proxy for the interpreter's work,
 not a unit of time: callgrind's instructions (``instructions.py``) are the cost; this says
@@ -45,39 +47,60 @@ _SOURCE_ROOT = Path(__file__).resolve().parents[1]
 
 @dataclass
 class BytecodeCount:
-    """The bytecodes executed per function while a traced call runs."""
+    """
+    The bytecodes executed per function while a traced call runs.
 
-    exclusive: Counter[CodeType] = field(default_factory=Counter)
-    inclusive: Counter[CodeType] = field(default_factory=Counter)
+    The counts are keyed by the code object itself (by identity: two code objects of one shape
+    compiled from different places compare equal), each kept in ``codes``.
+    """
+
+    exclusive: Counter[int] = field(default_factory=Counter)
+    inclusive: Counter[int] = field(default_factory=Counter)
+    codes: dict[int, CodeType] = field(default_factory=dict)
     total: int = 0
-    _active: Counter[CodeType] = field(default_factory=Counter)
-    _entered: list[tuple[CodeType, int]] = field(default_factory=list)
+    _active: Counter[int] = field(default_factory=Counter)
+    _entered: list[tuple[int, int]] = field(default_factory=list)
+    _running: bool = False
 
     def run(self, work: Callable[[], object]) -> None:
         """Call *work* with the trace on, adding what it executes to the counts."""
         previous = sys.gettrace()
+        self._running = True
         sys.settrace(self._trace)
         try:
             work()
         finally:
             sys.settrace(previous)
+            self._running = False
+
+    def own(self, code: CodeType) -> int:
+        """Return the bytecodes *code* executed itself."""
+        return self.exclusive[id(code)]
+
+    def with_callees(self, code: CodeType) -> int:
+        """Return the bytecodes executed while *code* ran, its callees' included."""
+        return self.inclusive[id(code)]
 
     def _trace(self, frame: FrameType, event: str, _arg: Any) -> Callable[..., Any] | None:
+        if not self._running:
+            # A frame entered during the run and resumed after it (a generator): untraced.
+            return None
+        key = id(frame.f_code)
         if event == "opcode":
-            self.exclusive[frame.f_code] += 1
+            self.exclusive[key] += 1
             self.total += 1
         elif event == "call":
             frame.f_trace_opcodes = True
             frame.f_trace_lines = False
-            code = frame.f_code
-            self._active[code] += 1
-            self._entered.append((code, self.total))
-        elif event == "return":
-            code, entered_at = self._entered.pop()
-            self._active[code] -= 1
-            if not self._active[code]:
+            self.codes.setdefault(key, frame.f_code)
+            self._active[key] += 1
+            self._entered.append((key, self.total))
+        elif event == "return" and self._entered:
+            key, entered_at = self._entered.pop()
+            self._active[key] -= 1
+            if not self._active[key]:
                 # The outermost call of a recursion counts its whole span once.
-                self.inclusive[code] += self.total - entered_at
+                self.inclusive[key] += self.total - entered_at
         return self._trace
 
 
@@ -110,23 +133,24 @@ def report(count: BytecodeCount, bookings: int, top: int) -> list[dict[str, obje
     """Return the figure's line and the *top* functions' lines, per booking."""
     total = max(count.total, 1)
     ((largest, own),) = count.exclusive.most_common(1) or [(None, 0)]
+    codes = count.codes
     lines: list[dict[str, object]] = [
         {
             "figure": "booking_bytecodes",
             "bookings": bookings,
             "per_booking": round(total / bookings, 1),
             "largest_exclusive": {
-                "function": function_name(largest) if largest is not None else None,
+                "function": function_name(codes[largest]) if largest is not None else None,
                 "share": round(own / total, 4),
             },
         }
     ]
-    for code, inclusive in count.inclusive.most_common(top):
+    for key, inclusive in count.inclusive.most_common(top):
         lines.append(
             {
-                "function": function_name(code),
+                "function": function_name(codes[key]),
                 "inclusive": round(inclusive / bookings, 1),
-                "exclusive": round(count.exclusive[code] / bookings, 1),
+                "exclusive": round(count.exclusive[key] / bookings, 1),
                 "inclusive_share": round(inclusive / total, 4),
             }
         )

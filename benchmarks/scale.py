@@ -26,8 +26,8 @@ Areas and the scripts behind them:
 ``slope``         ``benchmarks/workload.py`` at 100 resources x 30 and x 90 days and 30 x 90:
                   the log-log slope of the query's time over its slots as the days grow and as
                   the resources grow (1: a flat cost per slot). The three sizes are timed
-                  interleaved in one process; three processes, each loading them in another
-                  order, and the median of their slopes.
+                  interleaved in one process; six processes, each loading them in another
+                  order (every rotation and its reverse), and the median of their slopes.
 ``stores``        ``benchmarks/sql_stores.py --figures week``: one service's week, each SQL
                   store / ``MemoryStore``.
 ``served``        ``benchmarks/http_service.py``: availability throughput served / direct, and a
@@ -69,8 +69,8 @@ POSTGRES = os.environ.get(
 
 Row = dict[str, Any]
 
-_SLOPE_PROCESSES = 3
-"""Processes the slopes are measured in, each loading the sizes in another order."""
+_SLOPE_ROUNDS = 6
+"""Rounds of the slopes' interleaved queries: each of the three sizes goes first twice."""
 
 SCENARIOS = {
     "base": [],
@@ -159,23 +159,29 @@ def slope(quick: bool) -> Iterator[Row]:
                 BENCHMARKS / "scenario.py", str(resources), "100", str(days), "--out", str(path)
             )
         # The sizes timed interleaved in one process, so each slope compares figures taken under
-        # the same conditions; a process per loading order (the first loaded, the first laid out).
-        for first in range(_SLOPE_PROCESSES):
-            order = files[first % len(files) :] + files[: first % len(files)]
-            found = _python(BENCHMARKS / "workload.py", *map(str, order), "--repeat", "5")
+        # the same conditions. Each rotation of the loading order and its reverse: each size of
+        # a pair is loaded before the other in as many processes as after it.
+        for order in _loading_orders(files):
+            found = _python(
+                BENCHMARKS / "workload.py", *map(str, order), "--repeat", str(_SLOPE_ROUNDS)
+            )
             processes.append({line.pop("scenario"): line for line in found})
     for over, (small, large) in pairs.items():
         slopes = [_log_log_slope(measured[small], measured[large]) for measured in processes]
         # The median process: one disturbed process moves it no more than a quiet one does.
-        value = statistics.median(slopes)
+        value = round(statistics.median(slopes), 3)
         yield _row(
             f"availability cost over {over}: log-log slope",
             value,
             "<= 1.05",
             value <= 1.05,
             slopes=slopes,
-            small={"resources": sizes[small][0], "days": sizes[small][1], **processes[0][small]},
-            large={"resources": sizes[large][0], "days": sizes[large][1], **processes[0][large]},
+            small=_size(sizes[small], processes[0][small]["slots"]),
+            large=_size(sizes[large], processes[0][large]["slots"]),
+            best_ms=[
+                {label: measured[label]["best_ms"] for label in (small, large)}
+                for measured in processes
+            ],
             per_slot_us=[
                 {
                     label: round(1000 * m["best_ms"] / max(m["slots"], 1), 3)
@@ -184,6 +190,17 @@ def slope(quick: bool) -> Iterator[Row]:
                 for measured in processes
             ],
         )
+
+
+def _loading_orders(files: list[Path]) -> list[list[Path]]:
+    """Return every rotation of *files* and each one's reverse."""
+    rotations = [files[first:] + files[:first] for first in range(len(files))]
+    return [order for rotation in rotations for order in (rotation, rotation[::-1])]
+
+
+def _size(size: tuple[int, int], slots: int) -> dict[str, int]:
+    resources, days = size
+    return {"resources": resources, "days": days, "slots": slots}
 
 
 def _log_log_slope(small: dict[str, Any], large: dict[str, Any]) -> float:

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -50,10 +51,10 @@ def test_inclusive_is_own_plus_callees_and_exclusive_sums_to_the_total(bytecodes
     count.run(_middle)
 
     middle, leaf = _middle.__code__, _leaf.__code__
-    assert count.exclusive[leaf] > 0
-    assert count.inclusive[leaf] == count.exclusive[leaf]
-    assert count.inclusive[middle] == count.exclusive[middle] + count.inclusive[leaf]
-    assert sum(count.exclusive.values()) == count.total == count.inclusive[middle]
+    assert count.own(leaf) > 0
+    assert count.with_callees(leaf) == count.own(leaf)
+    assert count.with_callees(middle) == count.own(middle) + count.with_callees(leaf)
+    assert sum(count.exclusive.values()) == count.total == count.with_callees(middle)
 
 
 def test_a_recursion_is_counted_once(bytecodes: ModuleType):
@@ -63,10 +64,10 @@ def test_a_recursion_is_counted_once(bytecodes: ModuleType):
     count.run(lambda: _countdown(5))
 
     code = _countdown.__code__
-    assert count.inclusive[code] == count.exclusive[code]
+    assert count.with_callees(code) == count.own(code)
     one_call = bytecodes.BytecodeCount()
     one_call.run(lambda: _countdown(0))
-    assert count.exclusive[code] > 5 * one_call.exclusive[code]
+    assert count.own(code) > 5 * one_call.own(code)
 
 
 def test_a_raised_error_still_closes_its_frames(bytecodes: ModuleType):
@@ -81,8 +82,53 @@ def test_a_raised_error_still_closes_its_frames(bytecodes: ModuleType):
     with pytest.raises(ValueError, match="refused"):
         count.run(failing)
 
-    assert count.inclusive[failing.__code__] == count.total
+    assert count.with_callees(failing.__code__) == count.total
     assert sys.gettrace() is before
+
+
+def _counting() -> Iterator[int]:
+    """A generator yielding twice."""
+    yield 1
+    yield 2
+
+
+def test_a_generator_left_open_is_not_traced_after_the_run(bytecodes: ModuleType):
+    """
+    A generator started in the run and resumed after it, under the tracer that was there
+    before (one that traces no frame), adds nothing and raises nothing.
+    """
+    count = bytecodes.BytecodeCount()
+    started = _counting()
+
+    def quiet(_frame: Any, _event: str, _arg: Any) -> None:
+        return None
+
+    before = sys.gettrace()
+    sys.settrace(quiet)
+    try:
+        count.run(lambda: next(started))
+        total = count.total
+        resumed = next(started)
+    finally:
+        sys.settrace(before)
+
+    assert resumed == 2
+    assert count.total == total
+    assert count.with_callees(_counting.__code__) > 0
+
+
+def test_code_objects_of_one_shape_are_counted_apart(bytecodes: ModuleType):
+    """Two functions compiled alike from different files are two rows, not one."""
+    source = "def same():\n    return 1\n"
+    first: dict[str, Any] = {}
+    second: dict[str, Any] = {}
+    exec(compile(source, "first.py", "exec"), first)
+    exec(compile(source, "second.py", "exec"), second)
+    count = bytecodes.BytecodeCount()
+
+    count.run(lambda: (first["same"](), second["same"](), second["same"]()))
+
+    assert count.own(second["same"].__code__) == 2 * count.own(first["same"].__code__) > 0
 
 
 def test_a_few_bookings_print_the_figure_and_the_functions(

@@ -75,7 +75,7 @@ def _stand_in_workload(
 
 def test_the_slope_is_the_log_log_growth_of_the_time(scale: ModuleType, monkeypatch):
     """Time x 9 when the slots grow x 3 is a slope of 2; the resources' pair is 3x30 -> 10x30."""
-    times = [{"10x10": 1.0, "10x30": 9.0, "3x30": 3.0}] * 3
+    times = [{"10x10": 1.0, "10x30": 9.0, "3x30": 3.0}] * 6
     slots = {"10x10": 10, "10x30": 30, "3x30": 10}
     monkeypatch.setattr(scale, "_python", _stand_in_workload(times, slots, []))
     over_days, over_resources = list(scale.slope(quick=True))
@@ -86,27 +86,39 @@ def test_the_slope_is_the_log_log_growth_of_the_time(scale: ModuleType, monkeypa
 
 def test_the_sizes_are_timed_together_and_the_median_process_counts(scale: ModuleType, monkeypatch):
     """
-    Every process times the three sizes together, each loading them in another order; a row's
-    value is the median of the processes' slopes, and each process's slope is in the detail.
+    Every process times the three sizes together, loading them in every rotation's order and
+    its reverse; a row's value is the median of the processes' slopes, each in the detail.
     """
     slots = {"10x10": 10, "10x30": 30, "3x30": 10}
-    # Over resources (3x30 -> 10x30, slots x 3): time x 3, x 9 and x 1 -- slopes 1, 2 and 0.
+    # Over resources (3x30 -> 10x30, slots x 3): time x 3, x 9, x 1, x 3, x 9, x 9 -- slopes
+    # 1, 2, 0, 1, 2, 2: the median is 1.5.
     times = [
         {"10x10": 1.0, "10x30": 3.0, "3x30": 1.0},
         {"10x10": 1.0, "10x30": 9.0, "3x30": 1.0},
         {"10x10": 1.0, "10x30": 3.0, "3x30": 3.0},
+        {"10x10": 1.0, "10x30": 3.0, "3x30": 1.0},
+        {"10x10": 1.0, "10x30": 9.0, "3x30": 1.0},
+        {"10x10": 1.0, "10x30": 9.0, "3x30": 1.0},
     ]
     calls: list[list[str]] = []
     monkeypatch.setattr(scale, "_python", _stand_in_workload(times, slots, calls))
     _over_days, over_resources = list(scale.slope(quick=True))
     assert calls == [
         ["10x10", "10x30", "3x30"],
+        ["3x30", "10x30", "10x10"],
         ["10x30", "3x30", "10x10"],
+        ["10x10", "3x30", "10x30"],
         ["3x30", "10x10", "10x30"],
+        ["10x30", "10x10", "3x30"],
     ]
-    assert over_resources["detail"]["slopes"] == [1.0, 2.0, 0.0]
-    assert over_resources["value"] == 1.0
-    assert over_resources["met"] is True
+    for small, large in (("10x10", "10x30"), ("3x30", "10x30")):
+        before = [call.index(small) < call.index(large) for call in calls]
+        assert before.count(True) == before.count(False)
+    assert over_resources["detail"]["slopes"] == [1.0, 2.0, 0.0, 1.0, 2.0, 2.0]
+    assert over_resources["value"] == 1.5
+    assert over_resources["met"] is False
+    assert over_resources["detail"]["best_ms"][1] == {"3x30": 1.0, "10x30": 9.0}
+    assert over_resources["detail"]["large"] == {"resources": 10, "days": 30, "slots": 30}
 
 
 def test_without_the_shared_peer_script_the_availability_area_says_why(

@@ -249,6 +249,8 @@ class _Offers(_OpenTime):
             spans.append((found, figured, (res.id, res.ids), low, high))
         if len(spans) == 1:
             found, figured, owner, low, high = spans[0]
+            # Slices, even of the whole: the answer takes its columns, and these lists are the
+            # resource's sweep kept for the next query.
             starts, figures = found[low:high], figured[low:high]
             owners = [owner] * (high - low)
         else:
