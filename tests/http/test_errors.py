@@ -84,6 +84,21 @@ def test_error_fields_use_the_wire_names(api):
     assert body["message"].startswith("bookingsPerSlot")
 
 
+def test_a_limit_naming_another_field_uses_its_wire_name(api):
+    """A range over 366 days is refused with a limit naming startDate, not start_date."""
+    response = api.call(
+        "GET /consumer/v1/availability/{serviceId}/{startDate}/{endDate}",
+        serviceId=api.ids["A"]["service"],
+        startDate="2026-11-30",
+        endDate="2028-12-30",
+    )
+    body = response.json()
+
+    assert (400, "OUT-OF-RANGE", "endDate") == (response.status_code, body["code"], body["field"])
+    assert "startDate 2026-11-30" in body["allowed"]
+    assert "start_date" not in body["allowed"] + body["message"]
+
+
 class TestRefusedBeforeAnyOperation:
     """What Litestar refuses answers in the same shape."""
 

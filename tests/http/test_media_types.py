@@ -155,3 +155,71 @@ def test_a_patch_is_read_where_a_put_takes_one(served: Served):
         refused.json()["allowed"],
     )
     assert "patched" == after["description"]
+
+
+def test_the_content_type_decides_what_a_put_body_is(served: Served):
+    """
+    A patch array sent as application/json, or an object sent as application/json-patch+json,
+    is 400 naming the body (decision 45: the type says which it is), and nothing changes.
+    """
+    service = served.send("GET", "/setup/v1/services").json()["data"][0]
+    path = f"/setup/v1/services/{service['id']}"
+    before = served.send("GET", path).json()
+
+    patch_as_json = served.send(
+        "PUT",
+        path,
+        content=b'[{"op": "replace", "path": "/name", "value": "a patch sent as JSON"}]',
+        headers={"Content-Type": "application/json"},
+    )
+    object_as_patch = served.send(
+        "PUT",
+        path,
+        content=b'{"name": "an object sent as a patch"}',
+        headers={"Content-Type": "application/json-patch+json"},
+    )
+
+    for answer in (patch_as_json, object_as_patch):
+        assert (400, "INVALID-FORMAT", "body") == (
+            answer.status_code,
+            answer.json()["code"],
+            answer.json()["field"],
+        )
+    assert before == served.send("GET", path).json()
+
+
+@pytest.mark.parametrize("depth", [40, 1_000, 100_000])
+def test_a_body_nested_too_deep_is_400_not_a_server_error(served: Served, depth: int):
+    """JSON nested past decision 36's 32 levels is 400 OUT-OF-RANGE, however deep; nothing is made."""
+    before = served.send("GET", "/setup/v1/services").json()["total"]
+    nested = b"[" * depth + b"]" * depth
+    body = b'{"name": "Deep", "duration": 30, "reason": "r", "options": {"x": ' + nested + b"}}"
+
+    answer = served.send(
+        "POST", "/setup/v1/services", content=body, headers={"Content-Type": "application/json"}
+    )
+
+    assert (400, "OUT-OF-RANGE") == (answer.status_code, answer.json()["code"])
+    assert answer.json()["field"] in ("options", "body")
+    assert before == served.send("GET", "/setup/v1/services").json()["total"]
+
+
+def test_a_patch_that_does_not_apply_is_told_in_wire_terms(served: Served):
+    """A failed ``test`` or a missing path is 400 naming the operation; no Python text leaks."""
+    service = served.send("GET", "/setup/v1/services").json()["data"][0]
+    path = f"/setup/v1/services/{service['id']}"
+    patches = [
+        b'[{"op": "test", "path": "/name", "value": "not its name"}]',
+        b'[{"op": "replace", "path": "/nosuch/x", "value": 1}]',
+    ]
+
+    for patch in patches:
+        answer = served.send(
+            "PUT", path, content=patch, headers={"Content-Type": "application/json-patch+json"}
+        )
+        body = answer.json()
+
+        assert (400, "INVALID-FORMAT", "body") == (answer.status_code, body["code"], body["field"])
+        assert "operation 1" in body["message"]
+        for python in ("<class", "None", "True", "'"):
+            assert python not in str(body.get("value")), body

@@ -188,6 +188,9 @@ def on_the_wire(body: dict[str, Any], names: Mapping[str, str]) -> dict[str, Any
             if head and head != wire_head:
                 message = _word(head).sub(wire_head, message)
     body["message"] = wire_text(message, names)
+    if isinstance(body.get("allowed"), str):
+        # A limit may name another argument ("at most 366 days from start_date ...").
+        body["allowed"] = wire_text(body["allowed"], names)
     return body
 
 

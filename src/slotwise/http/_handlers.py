@@ -36,6 +36,7 @@ from slotwise.errors import (
     Unauthorized,
     UnexpectedField,
 )
+from slotwise.operations._values import too_deep
 from slotwise.paging import Page
 from slotwise.scheduler import Scheduler, Workspace
 
@@ -223,15 +224,18 @@ def handler(
         # Litestar converts a body leniently ("30" for an integer); docs/http.md promises the
         # JSON types as declared, so the body is decoded strictly here, once, for the handler.
         optional = not plan.required and route.whole_body is None
+        body = plan.body_as(media)
         try:
             # An optional body may also be JSON null: no fields, as an empty body.
-            decoded = msgspec.json.decode(
-                raw, type=plan.body | None if optional else plan.body, strict=True
-            )
+            decoded = msgspec.json.decode(raw, type=body | None if optional else body, strict=True)
         except msgspec.ValidationError as error:
             raise decode_error(error, plan.allowed, plan.choices) from None
         except msgspec.DecodeError as error:
             raise refusal_error(Refusal("body", str(error), "invalid")) from None
+        except RecursionError:
+            # Nested deeper than the decoder goes (well past decision 36's limit): refused
+            # like any input too deep, not a server failure.
+            raise too_deep("body") from None
         request.scope["state"][_BODY_STATE] = decoded
 
     serve.__name__ = route.operation.replace(".", "_") + "_" + route.method.lower()
@@ -357,12 +361,18 @@ def _patched(
     for op in patch:
         if "from_" in op:
             op["from"] = op.pop("from_")
-    try:
-        patched = jsonpatch.apply_patch(document, patch)
-    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as error:
-        raise InvalidFormat(
-            field="body", expected="a JSON Patch that applies", value=str(error)
-        ) from None
+    patched = document
+    for number, op in enumerate(patch, start=1):
+        try:
+            # One operation at a time (as RFC 6902 applies them), so a refusal names the one
+            # that failed in the patch's own terms: the library's text is Python's.
+            patched = jsonpatch.apply_patch(patched, [op])
+        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException):
+            raise InvalidFormat(
+                field="body",
+                expected="a JSON Patch whose operations apply to the record as GET returns it",
+                value=f"operation {number} ({op['op']} {op['path']}) does not apply",
+            ) from None
     if not isinstance(patched, dict):
         raise InvalidFormat(field="body", expected="a patch leaving an object", value=patched)
     changed = {key: value for key, value in patched.items() if document.get(key) != value}

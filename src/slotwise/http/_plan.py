@@ -153,6 +153,17 @@ class Plan:
                 return sorted(fields_of(member))
         return []
 
+    def body_as(self, media: str | None) -> Any:
+        """
+        Return the type a body sent as *media* must have: where a PUT takes a patch, an
+        ``application/json-patch+json`` body is a patch (an array of operations) and an
+        ``application/json`` body the fields object, whatever shape the bytes have (decision 45).
+        """
+        if self.route.patch_from is None:
+            return self.body
+        struct, patch = get_args(self.body)
+        return patch if media == _PATCH else struct
+
     @property
     def media_types(self) -> tuple[str, ...]:
         """The content types a body of this route may be sent as (decision 45)."""

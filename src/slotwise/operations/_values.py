@@ -42,6 +42,7 @@ __all__ = [
     "number",
     "plain_date",
     "text",
+    "too_deep",
 ]
 
 INT_LIMIT: Final = 2**53
@@ -54,6 +55,16 @@ ITEMS_MAX: Final = 1_000
 """Most items of one sequence or mapping argument."""
 JSON_DEPTH_MAX: Final = 32
 JSON_BYTES_MAX: Final = 65_536
+
+
+def too_deep(field: str) -> OutOfRange:
+    """Return the error of JSON nested deeper than :data:`JSON_DEPTH_MAX` in *field*."""
+    return OutOfRange(
+        field=field,
+        allowed=f"JSON nested at most {JSON_DEPTH_MAX} levels deep",
+        requested=f"more than {JSON_DEPTH_MAX} levels",
+    )
+
 
 Converter = Callable[[Any, str], Any]
 """``convert(value, field)``: the accepted value, or a ``ValidationError`` naming *field*."""
@@ -213,11 +224,7 @@ def _check_json(value: Any, field: str) -> None:
         budget -= 1
         if isinstance(item, Mapping | list | tuple):
             if depth > JSON_DEPTH_MAX:
-                raise OutOfRange(
-                    field=field,
-                    allowed=f"JSON nested at most {JSON_DEPTH_MAX} levels deep",
-                    requested=f"more than {JSON_DEPTH_MAX} levels",
-                )
+                raise too_deep(field)
             if isinstance(item, Mapping):
                 for key in item:
                     if not isinstance(key, str):
