@@ -59,6 +59,7 @@ class TestResources:
             "PUT /setup/v1/resources/{id}",
             id=resource,
             json=[{"op": "replace", "path": "/options/sortKey", "value": 7}],
+            headers={"Content-Type": "application/json-patch+json"},
         )
 
         assert (200, "senior") == (changed.status_code, changed.json()["description"])
@@ -76,6 +77,7 @@ class TestResources:
             "PUT /setup/v1/resources/{id}",
             id=resource,
             json=[{"op": "replace", "path": "/locationId", "value": api.ids["L2"]["location"]}],
+            headers={"Content-Type": "application/json-patch+json"},
         )
 
         assert (400, "UNEXPECTED-FIELD", "locationId") == (

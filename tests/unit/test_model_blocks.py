@@ -159,6 +159,21 @@ class TestMonthDay:
         """A monthly repeat by day takes 1..31, or None for the start date's day."""
         assert value == rule(frequency="M", month_day=value).month_day
 
+    @pytest.mark.parametrize(("text", "day"), [("15", 15), ("1", 1), ("43", 43)])
+    def test_the_answers_digit_string_reads_as_the_day(self, text: str, day: int):
+        """The spec answers monthDay as a string: "15" reads back as 15 (a patch of GET's form)."""
+        month_type = "W" if day == 43 else "D"
+
+        assert day == rule(frequency="M", month_type=month_type, month_day=text).month_day
+
+    @pytest.mark.parametrize("text", ["", "1.5", "015", "x1", "\u0661"])
+    def test_other_text_is_refused(self, text: str):
+        """Only one or two ASCII digits read as a day; other text is a wrong type, named."""
+        with pytest.raises(InvalidFormat) as info:
+            rule(frequency="M", month_day=text)
+
+        assert "month_day" == info.value.field
+
     @pytest.mark.parametrize("value", [0, 32])
     def test_day_of_month_refused(self, value: int):
         """0 and 32 are refused for a day-of-month repeat."""

@@ -139,6 +139,10 @@ def input_type(hint: Any, *, owner: type | None = None, field: str = "") -> Any:
     """Return the type a JSON value declared as *hint* is decoded to."""
     if owner is RepeatRule and field == "weekdays":
         return str | list[int]  # spec: "string of digits 0-6"; a list of digits reads too
+    if owner is RepeatRule and field == "month_day":
+        # Spec: "integer in input, string in response"; the answer's string reads too (a JSON
+        # Patch edits the record as GET shows it).
+        return int | str | None
     origin = get_origin(hint)
     if origin is typing.Annotated:
         return input_type(get_args(hint)[0], owner=owner, field=field)

@@ -21,7 +21,7 @@ from typing import Any, Final, Union, get_args, get_origin
 
 import attrs
 from litestar import Litestar
-from litestar.openapi.spec import OpenAPIType, Reference, Schema
+from litestar.openapi.spec import OpenAPIMediaType, OpenAPIType, Reference, RequestBody, Schema
 
 from slotwise.model._checks import stated
 from slotwise.operations._inputs import id_mode
@@ -30,11 +30,14 @@ from slotwise.paging import MAX_LIMIT
 
 from ._bodies import sources
 
-__all__ = ["QUERY_LIMITS", "field_keywords", "publish", "query_keywords"]
+__all__ = ["QUERY_LIMITS", "TAKES_PATCH", "field_keywords", "publish", "query_keywords"]
 
 QUERY_LIMITS: Final = "slotwise_query_limits"
 """The key of a route handler's ``opt`` holding its query parameters' keywords, by wire name."""
 BODY_OPTIONAL: Final = "slotwise_body_optional"
+TAKES_PATCH: Final = "slotwise_takes_patch"
+"""A handler's option: its ``PUT`` also takes a JSON Patch, as ``application/json-patch+json``."""
+_PATCH_MEDIA: Final = "application/json-patch+json"
 """The key of a route handler's ``opt`` telling that no body at all is accepted (as ``{}``)."""
 
 # Decision 36: no string holds a NUL. A required text also holds a character that is not white
@@ -153,7 +156,34 @@ def publish(app: Litestar) -> None:
             body = operation.request_body
             if handlers[operation.operation_id].opt.get(BODY_OPTIONAL) and body is not None:
                 body.required = False
+            if handlers[operation.operation_id].opt.get(TAKES_PATCH) and body is not None:
+                _patch_apart(body)
             for parameter in operation.parameters or ():
                 named = limits[operation.operation_id].get(getattr(parameter, "name", None))
                 if named:
                     _apply(getattr(parameter, "schema", None), named)
+
+
+def _patch_apart(body: RequestBody | Reference) -> None:
+    """
+    Describe a body that is fields or a JSON Patch as two media types (decision 45): the
+    fields object as ``application/json``, the array of operations as
+    ``application/json-patch+json`` (each is refused as the other).
+    """
+    if not isinstance(body, RequestBody) or _PATCH_MEDIA in body.content:
+        return
+    media = body.content["application/json"]
+    schema = media.schema
+    if not isinstance(schema, Schema) or not schema.one_of:
+        return
+    arrays = [m for m in schema.one_of if isinstance(m, Schema) and m.type == OpenAPIType.ARRAY]
+    fields = [m for m in schema.one_of if m not in arrays]
+    if not arrays:
+        return
+    description = schema.description
+    body.content = {
+        "application/json": OpenAPIMediaType(
+            schema=Schema(one_of=fields, description=description) if len(fields) > 1 else fields[0]
+        ),
+        _PATCH_MEDIA: OpenAPIMediaType(schema=arrays[0]),
+    }

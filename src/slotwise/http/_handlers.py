@@ -41,7 +41,7 @@ from slotwise.paging import Page
 from slotwise.scheduler import Scheduler, Workspace
 
 from ._bodies import PatchOperation, fields_of, to_python
-from ._constraints import BODY_OPTIONAL, QUERY_LIMITS
+from ._constraints import BODY_OPTIONAL, QUERY_LIMITS, TAKES_PATCH
 from ._documents import encode, page_type, to_wire
 from ._errors import (
     CHOICES,
@@ -250,6 +250,7 @@ def handler(
         CHOICES: plan.choices,
         QUERY_LIMITS: plan.query_limits(),
         BODY_OPTIONAL: plan.body is not None and not plan.required and route.whole_body is None,
+        TAKES_PATCH: route.patch_from is not None,
     }
     return route_decorator(route, responses, headers, opt=opt, **hooks)(serve)
 

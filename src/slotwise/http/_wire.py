@@ -348,6 +348,13 @@ def shape(kind: type) -> Shape:
             built.append(digits)
             struct_fields.append((key, str))
             continue
+        if kind is RepeatRule and attribute.name == "month_day":
+            # Spec: Repeat object, monthDay "integer in input, string in response".
+            text = (attribute.name, key, lambda day: None if day is None else str(day))
+            fields.append(text)
+            built.append(text)
+            struct_fields.append((key, str | None))
+            continue
         fields.append((attribute.name, key, converter(hint, _nested, build=False)))
         built.append((attribute.name, key, converter(hint, _nested, build=True)))
         struct_fields.append((key, wire_type(hint)))

@@ -86,6 +86,13 @@ def _to_month_type(value: object) -> MonthType:
     return to_enum(MonthType, value, field="month_type")
 
 
+def _month_day(value: object) -> object:
+    """Accept the spec's response form too: ``"15"`` is 15 (spec: Repeat object, monthDay)."""
+    if isinstance(value, str) and 1 <= len(value) <= 2 and value.isascii() and value.isdigit():
+        return int(value)
+    return value  # anything else is the validator's to refuse
+
+
 def parse_end_date(value: date | str) -> date:
     """
     Return the end date of a window, reading ``"never"`` and ``"9999-12-31"`` as :data:`OPEN_END`.
@@ -176,7 +183,7 @@ class RepeatRule:
     interval: int = attrs.field(default=1, validator=check_int(low=1, high=REPEAT_INTERVAL_MAX))
     weekdays: frozenset[int] = attrs.field(default=frozenset(), converter=_weekdays)
     month_day: int | None = attrs.field(
-        default=None, validator=check_int(low=0, high=99, optional=True)
+        default=None, converter=_month_day, validator=check_int(low=0, high=99, optional=True)
     )
     month_type: MonthType = attrs.field(
         default=MonthType.DAY, converter=_to_month_type, validator=_check_rule

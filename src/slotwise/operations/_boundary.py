@@ -30,7 +30,14 @@ import attrs
 
 from slotwise.errors import FieldRequired, NotAuthenticated, UnexpectedField
 
-from ._inputs import IDENTITY_FIELDS, Converter, converter, required_keys, stripped
+from ._inputs import (
+    IDENTITY_FIELDS,
+    Converter,
+    changes_in_part,
+    converter,
+    required_keys,
+    stripped,
+)
 
 __all__ = ["IDENTITY_FIELDS", "declared", "is_declared", "operations"]
 
@@ -108,8 +115,10 @@ class _Declaration:
                 if declared_fields is None:
                     raise TypeError(f"{func.__qualname__}: **{parameter.name} needs Unpack[...]")
                 field_hints = typing.get_type_hints(declared_fields, include_extras=True)
+                partial = changes_in_part(declared_fields)
                 fields = {
-                    key: converter(stripped(hint), name=key) for key, hint in field_hints.items()
+                    key: converter(stripped(hint), name=key, partial=partial)
+                    for key, hint in field_hints.items()
                 }
                 required_fields = required_keys(declared_fields, field_hints)
                 continue

@@ -13,7 +13,9 @@ the limit. The rules are those of decision 36 and the model's own types:
   years 1900..9998 both as wall time and in UTC.
 * enums and ``Literal``: one of the values (``InvalidChoice`` lists them).
 * attrs records: the record, or a mapping of its fields that is structured into it; a given
-  record is checked field by field against its own annotations. A field with its own attrs
+  record is checked field by field against its own annotations. In an update's changes (the
+  keys of a ``...Changes`` TypedDict) a mapping gives the record in part: its keys are converted
+  and handed over as a :class:`._partial.Partial`, laid onto the stored value by the operation. A field with its own attrs
   converter also takes that converter's other forms (weekdays as ``"125"``), bounded as text,
   numbers and sequences are, and whatever the converter cannot read is ``InvalidFormat``.
 * ``TypedDict`` items (``create_many``, ``update_many``): a mapping of the declared keys only
@@ -47,6 +49,7 @@ from slotwise.errors import (
     UnexpectedField,
 )
 
+from ._partial import Partial
 from ._values import (
     ITEMS_MAX,
     Converter,
@@ -69,6 +72,7 @@ from ._values import (
 __all__ = [
     "IDENTITY_FIELDS",
     "Converter",
+    "changes_in_part",
     "converter",
     "id_mode",
     "required_keys",
@@ -104,6 +108,11 @@ def id_mode(name: str) -> Mode:
     return "text"
 
 
+def changes_in_part(fields: type) -> bool:
+    """Tell whether the TypedDict *fields* holds an update's changes (``...Changes``)."""
+    return fields.__name__.endswith("Changes")
+
+
 def stripped(hint: Any) -> Any:
     """Return *hint* without its ``Required[...]`` or ``NotRequired[...]`` marker."""
     if get_origin(hint) in (typing.Required, typing.NotRequired):
@@ -120,15 +129,16 @@ def required_keys(fields: Any, hints: Mapping[str, Any]) -> frozenset[str]:
     return frozenset((set(fields.__required_keys__) | marked) - unmarked)
 
 
-def converter(hint: Any, *, name: str) -> Converter:
+def converter(hint: Any, *, name: str, partial: bool = False) -> Converter:
     """
-    Return the converter of an argument *name* declared as *hint*.
+    Return the converter of an argument *name* declared as *hint*; with *partial*, a mapping
+    for a nested record gives it in part (an update's changes).
 
     Raises:
         TypeError: when slotwise has no rule for *hint* (a declaration bug, found at the first
             call of the operation).
     """
-    inner = _compile(hint, id_mode(name))
+    inner = _compile(hint, id_mode(name), partial)
 
     def convert(value: Any, field: str) -> Any:
         # _item, inlined: every argument of every call passes here.
@@ -142,17 +152,17 @@ def converter(hint: Any, *, name: str) -> Converter:
     return convert
 
 
-_cache: dict[tuple[Any, Mode], Converter] = {}
+_cache: dict[tuple[Any, Mode, bool], Converter] = {}
 
 
-def _compile(hint: Any, mode: Mode) -> Converter:
+def _compile(hint: Any, mode: Mode, partial: bool = False) -> Converter:
     try:
-        return _cache[hint, mode]
+        return _cache[hint, mode, partial]
     except KeyError:
         pass
     except TypeError:  # an unhashable hint: compile it every time
-        return _build(hint, mode)
-    built = _cache[hint, mode] = _build(hint, mode)
+        return _build(hint, mode, partial)
+    built = _cache[hint, mode, partial] = _build(hint, mode, partial)
     return built
 
 
@@ -169,16 +179,16 @@ _SEQUENCES: Final = {
 _MAPPINGS: Final = {abc.Mapping, dict}
 
 
-def _build(hint: Any, mode: Mode) -> Converter:
+def _build(hint: Any, mode: Mode, partial: bool) -> Converter:
     if hint is Any or hint is object or isinstance(hint, typing.TypeVar):
         return anything
     if hint is None or hint is types.NoneType:
         return none
     origin = get_origin(hint)
     if origin is typing.Annotated:
-        return _compile(get_args(hint)[0], mode)
+        return _compile(get_args(hint)[0], mode, partial)
     if origin is Union or origin is types.UnionType:
-        return _union(get_args(hint), mode)
+        return _union(get_args(hint), mode, partial)
     if origin is Literal:
         return literal_of(get_args(hint))
     if origin in _SEQUENCES:
@@ -186,11 +196,11 @@ def _build(hint: Any, mode: Mode) -> Converter:
     if origin in _MAPPINGS:
         return _mapping(get_args(hint), mode)
     if isinstance(hint, type):
-        return _of_class(hint, mode)
+        return _of_class(hint, mode, partial)
     raise TypeError(f"slotwise has no input rule for {hint!r}")
 
 
-def _of_class(hint: type, mode: Mode) -> Converter:
+def _of_class(hint: type, mode: Mode, partial: bool) -> Converter:
     if hint is bool:
         return boolean
     if hint is int:
@@ -206,7 +216,7 @@ def _of_class(hint: type, mode: Mode) -> Converter:
     if issubclass(hint, enum.Enum):
         return enum_of(hint)
     if attrs.has(hint):
-        return _record(hint)
+        return _record(hint, partial)
     if typing.is_typeddict(hint):
         return _typed_dict(hint)
     if issubclass(hint, dict):  # FrozenJSON and plain dicts: JSON objects
@@ -219,12 +229,14 @@ def _of_class(hint: type, mode: Mode) -> Converter:
 # -- compounds ------------------------------------------------------------------------------
 
 
-def _union(members: tuple[Any, ...], mode: Mode) -> Converter:
+def _union(members: tuple[Any, ...], mode: Mode, partial: bool) -> Converter:
     # "SomeEnum | str" means the enum or its value as text: the text is checked as the enum.
     if any(isinstance(m, type) and issubclass(m, enum.Enum) for m in members):
         members = tuple(m for m in members if m is not str)
     takes_none = any(m is None or m is types.NoneType for m in members)
-    options = [_compile(m, mode) for m in members if m is not None and m is not types.NoneType]
+    options = [
+        _compile(m, mode, partial) for m in members if m is not None and m is not types.NoneType
+    ]
 
     def convert(value: Any, field: str) -> Any:
         if value is None and takes_none:
@@ -312,12 +324,13 @@ def _mapping(args: tuple[Any, ...], mode: Mode) -> Converter:
     return convert
 
 
-def _record(kind: type) -> Converter:
+def _record(kind: type, partial: bool) -> Converter:
     fields: list[tuple[str, str, Converter]] = []
     required: set[str] = set()
     # Fields with their own attrs converter also take what that converter takes (weekdays
     # "12345"); the record built from them is checked against the annotations.
     converted: dict[str, Callable[[Any], Any]] = {}
+    names: dict[str, str] = {}
     ready = False
 
     def prepare() -> None:
@@ -329,7 +342,9 @@ def _record(kind: type) -> Converter:
             if not attribute.init:
                 continue
             alias = attribute.alias or attribute.name
-            fields.append((attribute.name, alias, _compile(hints[attribute.name], id_mode(alias))))
+            convert_field = _compile(hints[attribute.name], id_mode(alias), partial)
+            fields.append((attribute.name, alias, convert_field))
+            names[alias] = attribute.name
             if attribute.default is attrs.NOTHING:
                 required.add(alias)
             if attribute.converter is not None:
@@ -340,6 +355,15 @@ def _record(kind: type) -> Converter:
         for name, alias, convert_field in fields:
             _item(convert_field, getattr(record, name), f"{field}.{alias}")
         return record
+
+    def settled(record: Any, field: str) -> Any:
+        # A field's own converter may have read another form: the result is checked too.
+        return check(record, field) if converted else record
+
+    def whole(values: dict[str, Any], field: str) -> Any:
+        for alias in sorted(required - set(values)):
+            raise FieldRequired(field=f"{field}.{alias}")
+        return settled(build(values, values, field), field)
 
     def structure(alias: str, convert_field: Converter, value: Any, field: str) -> Any:
         if alias not in converted or value is None:
@@ -381,15 +405,17 @@ def _record(kind: type) -> Converter:
         for key in value:
             if not isinstance(key, str) or key not in allowed:
                 raise UnexpectedField(field=f"{field}.{_key_name(key)}", allowed=allowed)
-        for alias in sorted(required - set(value)):
-            raise FieldRequired(field=f"{field}.{alias}")
+        if not partial:
+            for alias in sorted(required - set(value)):
+                raise FieldRequired(field=f"{field}.{alias}")
         values = {
             alias: structure(alias, convert_field, value[alias], f"{field}.{alias}")
             for _, alias, convert_field in fields
             if alias in value
         }
-        record = build(values, value, field)
-        return check(record, field) if converted else record
+        if partial:
+            return Partial(kind, values, names, whole, settled)
+        return settled(build(values, value, field), field)
 
     return convert
 
@@ -425,7 +451,13 @@ def _typed_dict(kind: type) -> Converter:
     def prepare() -> None:
         hints = typing.get_type_hints(kind, include_extras=True)
         required.update(required_keys(kind, hints))
-        keys.update({key: converter(stripped(hint), name=key) for key, hint in hints.items()})
+        partial = changes_in_part(kind)
+        keys.update(
+            {
+                key: converter(stripped(hint), name=key, partial=partial)
+                for key, hint in hints.items()
+            }
+        )
 
     def convert(value: Any, field: str) -> dict[str, Any]:
         if not keys:

@@ -20,6 +20,7 @@ from slotwise.storage.listing import Listed, ListQuery, as_page
 from slotwise.storage.protocol import Reader
 
 from ._deletion import delete_calendar
+from ._partial import resolved
 from .windows import (
     TargetWindows,
     WindowChanges,
@@ -152,7 +153,7 @@ class CalendarOperations(AllPages[Calendar]):
         ctx = self._ctx
         with ctx.store.transaction() as tx:
             calendar = ctx.owned(tx, Calendar, calendar_id, field="calendar_id")
-            updated = attrs.evolve(calendar, **changes)
+            updated = attrs.evolve(calendar, **resolved(calendar, changes))
             tx.update(updated)
         return updated
 

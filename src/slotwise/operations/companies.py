@@ -17,6 +17,8 @@ from slotwise.rules.destinations import check_webhook_url
 from slotwise.rules.signing_keys import check_signing_key
 from slotwise.storage.protocol import Store
 
+from ._partial import resolved
+
 __all__ = [
     "WEBHOOK_URL_FIELDS",
     "CompanyChanges",
@@ -194,7 +196,7 @@ class CompanyOperations:
         ctx = self._ctx
         with ctx.store.transaction() as tx:
             company = ctx.owned(tx, Company, ctx.company_id, field="company_id", change=True)
-            updated = attrs.evolve(company, **changes)
+            updated = attrs.evolve(company, **resolved(company, changes))
             check_webhook_settings(
                 updated, changes.keys(), allow_local_webhooks=ctx.allow_local_webhooks
             )

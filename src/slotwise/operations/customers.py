@@ -25,6 +25,8 @@ from slotwise.storage.listing import ListQuery, as_page, fold
 from slotwise.storage.outbox import append_event, customer_data
 from slotwise.storage.protocol import Reader, Transaction
 
+from ._partial import resolved
+
 __all__ = [
     "CustomerChanges",
     "CustomerFields",
@@ -215,7 +217,7 @@ class CustomerOperations(AllPages[Customer]):
         values: dict[str, Any] = dict(changes)
         with ctx.store.transaction(locks=[customer_email_lock(ctx.company_id)]) as tx:
             customer = ctx.owned(tx, Customer, customer_id, field="customer_id")
-            updated = attrs.evolve(customer, **values)
+            updated = attrs.evolve(customer, **resolved(customer, values))
             _check_timezone(updated)
             _check_email_free(tx, updated)
             tx.update(updated)
@@ -455,7 +457,7 @@ class SubscriptionOperations(AllPages[Subscription]):
                 values.get("plan_start", subscription.plan_start),
                 values.get("trial_period_end", subscription.trial_period_end),
             )
-            updated = attrs.evolve(subscription, **values)
+            updated = attrs.evolve(subscription, **resolved(subscription, values))
             tx.update(updated)
         return updated
 

@@ -19,6 +19,8 @@ from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.storage.protocol import Reader
 
+from ._partial import resolved
+
 __all__ = [
     "BookingFieldList",
     "CustomFieldList",
@@ -158,7 +160,7 @@ class FieldOperations:
         values: dict[str, Any] = dict(changes)
         with ctx.store.transaction() as tx:
             definition = ctx.owned(tx, FieldDefinition, field_id, field="field_id")
-            updated = attrs.evolve(definition, **values)
+            updated = attrs.evolve(definition, **resolved(definition, values))
             _check_name_free(tx, updated)
             tx.update(updated)
         return updated

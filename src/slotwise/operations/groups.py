@@ -18,6 +18,8 @@ from slotwise.operations._context import Context
 from slotwise.paging import AllPages, Page, paginate
 from slotwise.storage.protocol import Reader, Transaction
 
+from ._partial import resolved
+
 __all__ = ["GroupKind", "GroupOperationsBase"]
 
 G = TypeVar("G", ServiceGroup, ResourceGroup)
@@ -79,7 +81,8 @@ class GroupOperationsBase(AllPages[G], Generic[G]):
 
     def _update(self, group_id: str, changes: Mapping[str, Any]) -> G:
         with self._ctx.store.transaction() as tx:
-            updated: G = attrs.evolve(self._to_change(tx, group_id), **changes)
+            group = self._to_change(tx, group_id)
+            updated: G = attrs.evolve(group, **resolved(group, changes))
             tx.update(updated)
         return updated
 

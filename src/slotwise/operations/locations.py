@@ -32,6 +32,8 @@ from slotwise.operations._deletion import delete_location
 from slotwise.paging import DEFAULT_LIMIT, AllPages, Page, paginate
 from slotwise.storage.protocol import Reader, Transaction
 
+from ._partial import resolved
+
 __all__ = ["LocationChanges", "LocationFields", "LocationOperations", "LocationSettingsEntry"]
 
 
@@ -162,7 +164,7 @@ class LocationOperations(AllPages[Location]):
         ctx = self._ctx
         with ctx.store.transaction() as tx:
             location = ctx.owned(tx, Location, location_id, field="location_id")
-            updated = attrs.evolve(location, **changes)
+            updated = attrs.evolve(location, **resolved(location, changes))
             others = [
                 other
                 for other in tx.find(Location, company_id=ctx.company_id)

@@ -38,6 +38,7 @@ from slotwise.operations._context import Context
 from slotwise.paging import AllPages
 from slotwise.storage.protocol import Reader, Transaction
 
+from ._partial import resolved
 from ._resource_access import resource_event
 from .resource_calendars import ResourceCalendarOperations
 from .resource_hours import ResourceHoursOperations
@@ -196,7 +197,7 @@ class ResourceOperations(
     def _update(self, tx: Transaction, resource_id: str, changes: ResourceChanges) -> Resource:
         ctx = self._ctx
         resource = self._live(tx, resource_id)
-        values: dict[str, Any] = dict(changes)
+        values: dict[str, Any] = resolved(resource, changes)
         for provider in ("provider_a", "provider_b"):
             if provider in values:
                 values[provider] = _from_caller(values[provider], getattr(resource, provider))

@@ -35,6 +35,7 @@ from slotwise.paging import DEFAULT_LIMIT, AllPages, Page, paginate
 from slotwise.storage.protocol import Reader
 
 from ._deletion import delete_service
+from ._partial import resolved
 from .locations import services_at
 from .service_hours import ServiceHoursOperations
 
@@ -178,7 +179,7 @@ class ServiceOperations(ServiceHoursOperations, AllPages[Service]):
         ctx = self._ctx
         with ctx.store.transaction() as tx:
             service = self._writable(tx, service_id)
-            updated = attrs.evolve(service, **changes)
+            updated = attrs.evolve(service, **resolved(service, changes))
             if updated.scope is not service.scope:
                 location = ctx.owned(tx, Location, updated.location_id, field="location_id")
                 self._check_scope(updated, location)

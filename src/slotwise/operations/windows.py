@@ -22,6 +22,8 @@ from slotwise.paging import DEFAULT_LIMIT, Page, check_window
 from slotwise.storage.listing import ListQuery, as_page
 from slotwise.storage.protocol import Reader
 
+from ._partial import resolved
+
 __all__ = [
     "AllocationChanges",
     "AllocationFields",
@@ -163,7 +165,7 @@ class TargetWindows:
         """
         with self.ctx.store.transaction() as tx:
             current = self._live(tx, kind, window_id)
-            values = _spec_values(tx, current.location_id, dict(changes), current)
+            values = _spec_values(tx, current.location_id, resolved(current, changes), current)
             updated = attrs.evolve(current, **values)
             tx.update(updated)
         return updated

@@ -1,0 +1,70 @@
+"""
+Nested records changed in part (docs/semantics.md, "Nested records in an update").
+
+An update that is given a mapping for a nested record — a location's ``settings``, a
+resource's ``options``, one day of weekly hours — changes the keys the mapping names and keeps
+the stored value's other fields, as an HTTP client that sends ``{"settings":
+{"lateCancelHours": 2}}`` expects. The call boundary converts each given key and hands the
+operation a :class:`Partial`; the operation, once it has read the stored record, lays the
+partial values onto it with :func:`resolved`. A record value (not a mapping) still replaces
+the stored one whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+
+from slotwise.errors import InvalidFormat, SlotwiseError
+
+__all__ = ["Partial", "resolved"]
+
+
+@attrs.frozen
+class Partial:
+    """
+    Some fields of a nested record: ``given`` maps each given field's alias to its converted
+    value (itself a ``Partial`` for a nested record given in part).
+    """
+
+    kind: type[Any]
+    given: Mapping[str, Any]
+    names: Mapping[str, str]
+    """Alias -> attribute name, for every field of *kind* that ``__init__`` takes."""
+    build: Callable[[dict[str, Any], str], Any]
+    """Make a whole record of some fields (the others their defaults), as a create does."""
+    check: Callable[[Any, str], Any]
+    """Check a changed record as the boundary checks one it built."""
+
+    def onto(self, current: Any, field: str) -> Any:
+        """Return *current* with the given fields changed; with no stored record, a new one."""
+        if not isinstance(current, self.kind):
+            values = {a: _merged(None, v, f"{field}.{a}") for a, v in self.given.items()}
+            return self.build(values, field)
+        values = {
+            alias: _merged(getattr(current, self.names[alias]), value, f"{field}.{alias}")
+            for alias, value in self.given.items()
+        }
+        try:
+            changed = attrs.evolve(current, **values)
+        except SlotwiseError:
+            raise
+        except (TypeError, ValueError, OverflowError, AttributeError):
+            # A converter met a value of a form it does not read: a wrong value, not a crash.
+            expected = f"a {self.kind.__name__} or a mapping of its fields"
+            raise InvalidFormat(field=field, expected=expected, value=dict(self.given)) from None
+        return self.check(changed, field)
+
+
+def _merged(current: Any, value: Any, field: str) -> Any:
+    return value.onto(current, field) if isinstance(value, Partial) else value
+
+
+def resolved(record: Any, changes: Mapping[str, Any]) -> dict[str, Any]:
+    """
+    Return an update's *changes* to *record* with every nested record given in part laid onto
+    the stored value (the values an ``attrs.evolve`` of *record* takes).
+    """
+    return {key: _merged(getattr(record, key, None), value, key) for key, value in changes.items()}
