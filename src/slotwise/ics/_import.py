@@ -36,6 +36,8 @@ from slotwise._time import zone
 from slotwise.errors import CalendarUnreadable, InvalidChoice, SlotwiseError
 from slotwise.model import Resource
 
+from ._zones import own_zones
+
 __all__ = ["IcsBusyTime", "Source", "Unreadable"]
 
 LOGGER: Final = logging.getLogger("slotwise.ics")
@@ -181,12 +183,16 @@ class _ParsedCalendar:
     """One calendar's data, parsed and indexed once, then asked about any number of ranges."""
 
     def __init__(self, data: bytes) -> None:
-        calendar = icalendar.Calendar.from_ical(data)
+        calendar = icalendar.Calendar.from_ical(own_zones(data))
         if not isinstance(calendar, icalendar.Calendar):
             raise ValueError(f"expected a VCALENDAR, got {getattr(calendar, 'name', '?')}")
         self.declared = _declared_zone(calendar)
         if self.declared is not None:
             calendar = x_wr_timezone.to_standard(calendar)
+        elif "X-WR-TIMEZONE" in calendar:
+            # An unknown name is ignored (docs/semantics.md): the expansion would convert by it
+            # again, and fail.
+            del calendar["X-WR-TIMEZONE"]
         self._events = recurring_ical_events.of(calendar, components=["VEVENT"])
         self._free_busy = [
             period
