@@ -113,3 +113,67 @@ def test_the_request_carries_local_times(meetings, receiver):
         appointment["time"],
         appointment["timezone"],
     )
+
+
+def test_the_request_is_stamped_when_it_is_sent(business, receiver):
+    """A hold booked 20 minutes later is asked for its link stamped then, not at its creation."""
+    business.workspace.company.update(meeting_webhook_url=f"{receiver.url}/meeting")
+    business.scheduler.meeting_links = HttpMeetingLinks(
+        allow_local=True, store=business.scheduler.store, clock=business.clock
+    )
+    receiver.answer = _answer_link
+    ws = business.workspace
+    start = datetime(2026, 3, 3, 15, tzinfo=UTC)
+    hold = ws.appointments.create(
+        business.service_id, start, start + timedelta(minutes=30), resource_id=business.resource_id
+    )
+    business.clock.advance(timedelta(minutes=20))
+    booked = ws.appointments.book(hold.id, name="Bo Li", email="bo@example.com")
+    request = next(r for r in receiver.received if r.path == "/meeting")
+    sent = business.clock.now()
+
+    assert int(sent.timestamp()) == int(request.headers["webhook-timestamp"])
+    assert hold.created_at < sent
+    verify(request.body, request.headers, KEY, now=sent)
+    assert LINK == booked.meeting_url
+
+
+def test_the_reference_library_verifies_a_late_booking_s_request(business, receiver):
+    """
+    A reservation confirmed long after it was made: its meeting-link request passes
+    ``standardwebhooks``' ``Webhook.verify`` on the receiver's own clock (5 minutes' tolerance).
+    """
+    standardwebhooks = pytest.importorskip("standardwebhooks")
+    key = "whsec_" + "c2xvdHdpc2UtbWVldGluZy1rZXk="
+    business.workspace.company.update(
+        meeting_webhook_url=f"{receiver.url}/meeting", webhook_signature_hash=key
+    )
+    business.scheduler.meeting_links = HttpMeetingLinks(allow_local=True)  # the system clock
+    checked: list[str] = []
+
+    def verified(request):
+        try:
+            standardwebhooks.Webhook(key).verify(request.body, request.headers)
+        except Exception as error:  # the receiver answers 401 and says why
+            checked.append(type(error).__name__)
+            return 401, {}
+        checked.append("verified")
+        return _answer_link(request)
+
+    receiver.answer = verified
+    ws = business.workspace
+    start = datetime(2026, 3, 3, 15, tzinfo=UTC)
+    reserved = ws.appointments.create(
+        business.service_id,
+        start,
+        start + timedelta(minutes=30),
+        resource_id=business.resource_id,
+        name="Bo Li",
+        email="bo@example.com",
+        complete_booking="RS",
+    )
+    business.clock.advance(timedelta(hours=2))
+    confirmed = ws.appointments.confirm(reserved.id)
+
+    assert ["verified"] == checked
+    assert (LINK, None) == (confirmed.meeting_url, confirmed.meeting_error)

@@ -16,6 +16,7 @@ from litestar.params import PathParameter
 
 from slotwise._settings import flag, seconds, setting, settings_list
 from slotwise._version import VERSION
+from slotwise.clock import SystemClock
 from slotwise.errors import InvalidChoice, MissingDependency, NotAuthenticated, UnexpectedField
 from slotwise.scheduler import Scheduler, Workspace
 
@@ -215,9 +216,11 @@ def app_from_environment() -> Litestar:
         replicas=settings_list("SLOTWISE_REPLICAS"),
         **{key: value for key, value in tuning.items() if value is not None},
     )
+    clock = SystemClock()
     scheduler = Scheduler(
         store,
-        meeting_links=HttpMeetingLinks(allow_local=allow_local, store=store),
+        clock=clock,
+        meeting_links=HttpMeetingLinks(allow_local=allow_local, store=store, clock=clock),
         allow_local_webhooks=allow_local,
     )
     with_worker = flag("SLOTWISE_WITH_WORKER")

@@ -101,6 +101,8 @@ def pinned(url: str, address: IPAddress) -> Pinned:
     host = parts.hostname or ""
     literal = f"[{address}]" if isinstance(address, ipaddress.IPv6Address) else str(address)
     netloc = literal if parts.port is None else f"{literal}:{parts.port}"
-    header = host if parts.port is None else f"{host}:{parts.port}"
+    # An IPv6 literal keeps its brackets in Host (RFC 9110 7.2), which urlsplit's hostname drops.
+    named = f"[{host}]" if ":" in host else host
+    header = named if parts.port is None else f"{named}:{parts.port}"
     target = parts._replace(netloc=netloc).geturl()
     return Pinned(url=target, host=header, sni=host if parts.scheme == "https" else None)

@@ -15,6 +15,7 @@ from typing import Final
 import httpx
 import msgspec
 
+from slotwise.clock import Clock, SystemClock
 from slotwise.http._documents import to_wire
 from slotwise.http._lookups import StoreLookups
 from slotwise.model import Appointment, Company
@@ -26,6 +27,8 @@ from .posting import post_signed
 __all__ = ["HttpMeetingLinks", "MeetingLinkFailed"]
 
 TIMEOUT: Final = httpx.Timeout(5.0)
+TOTAL: Final = 5.0
+"""The seconds the whole exchange may take: a booking call waits for it."""
 
 
 class MeetingLinkFailed(Exception):
@@ -42,6 +45,8 @@ class HttpMeetingLinks:
         allow_local: the development setting (http and loopback receivers).
         store: where the appointment's location is read, so its date-times carry that
             location's offset as every webhook's do (decision 43); without it, UTC.
+        clock: the time each request is stamped with (``webhook-timestamp``: when it is sent,
+            which a receiver checks against its own clock); the system clock by default.
 
     .. versionadded:: 0.1
     """
@@ -53,8 +58,10 @@ class HttpMeetingLinks:
         resolve: Resolver = system_resolver,
         allow_local: bool = False,
         store: Store | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.client = client or httpx.Client(timeout=TIMEOUT, follow_redirects=False)
+        self.clock: Clock = clock if clock is not None else SystemClock()
         self.resolve = resolve
         self.allow_local = allow_local
         self.store = store
@@ -75,9 +82,12 @@ class HttpMeetingLinks:
             msgspec.json.encode({"trigger": "MeetingLinkRequest", "data": data}),
             key,
             message_id=f"meeting-{appointment.id}",
-            timestamp=appointment.created_at,
+            # When it is sent: a hold booked later, or a reservation confirmed, is asked for
+            # its link then, and a receiver refuses a stamp minutes old (Standard Webhooks).
+            timestamp=self.clock.now(),
             resolve=self.resolve,
             allow_local=self.allow_local,
+            total=TOTAL,
         )
         if not 200 <= response.status_code < 300:
             raise MeetingLinkFailed(f"the meeting-link service answered {response.status_code}")
