@@ -135,11 +135,14 @@ def availability(
     axes.set_xticks(ticks)
     axes.set_xticklabels([f"{tick:02d}:00" for tick in ticks], fontsize=8)
     xlabel = f"wall time ({times.title.rsplit('(', 1)[-1].rstrip(')')})"
-    if closed:
+    for heading, cause in (("closed all day", "closed"), ("past or beyond book-ahead", "past")):
         shown = ", ".join(
-            f"{day:%a %d %b}" + (f" ({why})" if why else "") for day, why in closed.items()
+            f"{day:%a %d %b}" + (f" ({why})" if why else "")
+            for day, (kind, why) in closed.items()
+            if kind == cause
         )
-        xlabel += f"\nclosed all day: {shown}"
+        if shown:
+            xlabel += f"\n{heading}: {shown}"
     axes.set_xlabel(xlabel)
     axes.grid(axis="x", color="#dddddd", linewidth=0.5)
     axes.set_axisbelow(True)
@@ -159,17 +162,22 @@ def availability(
 
 def _closed_dates(
     rows: dict[tuple[str, date], list[Bar]], low: float, high: float
-) -> dict[date, str]:
-    """Return the dates on which every row is closed or past over ``[low, high)``, with why."""
+) -> dict[date, tuple[str, str]]:
+    """
+    Return the dates on which every row is closed or past over ``[low, high)``, each with its
+    cause (``closed`` when the location is closed at all that day, else ``past``: past or
+    beyond book-ahead, not closed) and why (a holiday's name).
+    """
     days: dict[date, list[list[Bar]]] = {}
     for (_, day), bars in rows.items():
         days.setdefault(day, []).append(bars)
-    closed: dict[date, str] = {}
+    closed: dict[date, tuple[str, str]] = {}
     for day, groups in sorted(days.items()):
         inside = [bar for bars in groups for bar in bars if bar[1] > low and bar[0] < high]
         kinds = {kind for _, _, kind, _ in inside}
         if kinds and kinds <= {"closed", "past", "nofit"} and kinds & {"closed", "past"}:
-            closed[day] = next((label for *_, label in inside if label), "")
+            cause = "closed" if "closed" in kinds else "past"
+            closed[day] = (cause, next((label for *_, label in inside if label), ""))
     return closed
 
 

@@ -191,3 +191,27 @@ class TestPlot:
         assert "Lunch" in labels
         assert 5 == len(figure.axes[0].get_yticklabels())  # the weekend is closed all day
         assert "closed all day: Sat 28 Nov, Sun 29 Nov" in figure.axes[0].get_xlabel()
+
+    def test_days_beyond_book_ahead_are_not_called_closed(self):
+        """Weekdays past the week's book-ahead are named as such, never as closed all day."""
+        pytest.importorskip("matplotlib")
+        from slotwise.plot import availability
+
+        scheduler = Scheduler(clock=ManualClock(datetime(2026, 10, 28, 12, tzinfo=UTC)))
+        ws = scheduler.for_company(
+            scheduler.create_company(name="Acme", timezone="America/New_York").id
+        )
+        ws.locations.create(name="Downtown")
+        massage = ws.services.create(name="Massage", duration=60, reason="launch")
+        ws.resources.create(name="Ana", reason="hire")
+        first, last = date(2026, 11, 1), date(2026, 11, 6)
+
+        figure = availability(
+            ws.availability.times(massage.id, first, last),
+            ws.availability.unavailable(massage.id, first, last),
+        )
+        label = figure.axes[0].get_xlabel()
+
+        assert "closed all day: Sun 01 Nov" in label
+        assert "past or beyond book-ahead: Wed 04 Nov, Thu 05 Nov, Fri 06 Nov" in label
+        assert "Wed 04 Nov" not in label.split("closed all day:")[1].split("\n")[0]
