@@ -61,7 +61,10 @@ def test_a_location_sent_in_part_keeps_what_it_leaves_out(client: httpx.Client):
     changed = _put(
         client,
         "/setup/v1/locations",
-        {"id": created["id"], "businessHours": {"mon": {"startTime": 700}}},
+        {
+            "id": created["id"],
+            "businessHours": {"mon": {"isOpen": True, "startTime": 700, "endTime": 1700}},
+        },
     )
     stored = client.get(f"/consumer/v1/locations/{created['id']}").json()
 
@@ -146,3 +149,49 @@ def test_a_month_day_is_an_integer_in_and_a_string_out(client: httpx.Client, ser
     assert 200 == patched.status_code, patched.text
     assert ("15", 2) == (patched.json()["repeat"]["monthDay"], patched.json()["repeat"]["interval"])
     assert ["15"] == [b["repeat"]["monthDay"] for b in listed if b["id"] == block["id"]]
+
+
+def test_a_patch_removing_a_nested_key_clears_it(client: httpx.Client, server: Served):
+    """remove /phone/mobilePhone clears that number and keeps the others (RFC 6902 remove)."""
+    path = f"/setup/v1/resources/{server.ids['ben']}"
+    _put(client, path, {"phone": {"mobilePhone": "+12125550100", "homePhone": "+12125550199"}})
+
+    answer = client.put(
+        path,
+        content=b'[{"op": "remove", "path": "/phone/mobilePhone"}]',
+        headers={"Content-Type": "application/json-patch+json"},
+    )
+
+    assert 200 == answer.status_code, answer.text
+    assert (None, "+12125550199") == (
+        answer.json()["phone"]["mobilePhone"],
+        answer.json()["phone"]["homePhone"],
+    )
+
+
+def test_a_repeat_sent_in_an_update_is_the_whole_rule(client: httpx.Client, server: Served):
+    """A weekly block made monthly with the spec's Repeat object: the weekdays go with the old rule."""
+    created = client.post(
+        f"/setup/v1/resources/{server.ids['ben']}/block",
+        json={
+            "startDate": "2026-12-01",
+            "endDate": "never",
+            "startTime": 1200,
+            "endTime": 1300,
+            "reason": "Lunch",
+            "repeats": True,
+            "repeat": {"frequency": "W", "weekdays": "135"},
+        },
+    ).json()
+
+    changed = _put(
+        client,
+        f"/setup/v1/resources/block/{created['id']}",
+        {"repeat": {"frequency": "M", "monthDay": 15}},
+    )
+
+    assert ("M", "15", "") == (
+        changed["repeat"]["frequency"],
+        changed["repeat"]["monthDay"],
+        changed["repeat"]["weekdays"],
+    )

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from slotwise import Unauthorized
+from slotwise import OutOfRange, Unauthorized
 from slotwise.availability.results import Reason
 from slotwise.storage.memory import MemoryStore
 from tests.boundary._tenant_world import at, build
@@ -73,3 +73,29 @@ class TestExplain:
         """Company B cannot ask about company A's service."""
         with pytest.raises(Unauthorized):
             world.b.availability.explain(world.ids["A"]["service"], at(900))
+
+
+class TestExplainRefusals:
+    """Bad input is a typed error naming explain's own argument, and nothing overflows."""
+
+    @pytest.mark.parametrize("duration", [0, 10_081, 5 * 10**9, 2**52])
+    def test_a_duration_out_of_range(self, world, duration: int):
+        """Every duration beyond 1..10080 is OutOfRange naming duration (a huge one overflowed)."""
+        with pytest.raises(OutOfRange) as refused:
+            _explain(world, 900, duration=duration)
+
+        assert ("duration", duration) == (refused.value.field, refused.value.requested)
+
+    def test_a_start_whose_local_date_is_out_of_range_names_start(self, world):
+        """1900-01-01T00:00Z is 1899-12-31 at a New York location: refused naming start."""
+        ids = world.ids["A"]
+
+        with pytest.raises(OutOfRange) as refused:
+            world.a.availability.explain(
+                ids["service"],
+                datetime(1900, 1, 1, tzinfo=UTC),
+                location_id=ids["location"],
+            )
+
+        assert "start" == refused.value.field
+        assert "wall date at the location" in str(refused.value)

@@ -171,3 +171,32 @@ def test_renaming_keeps_every_other_line_and_reads_lowercase_parameters():
     assert renamed.count("slotwise-vtimezone-") == 3
     assert "X-MICROSOFT-CDO-BUSYSTATUS:BUSY" in renamed.splitlines()
     assert [_at(10, 11, 14)] == _read(_resource("ana", "Europe/Paris"), data)
+
+
+def test_a_name_defined_twice_in_one_calendar_stays_in_that_calendar():
+    """
+    A calendar defining one TZID twice is read by its first definition (icalendar's choice),
+    and another calendar with only the second definition still reads its own.
+    """
+    twice = _calendar("Customized Time Zone", CENTRAL_EUROPE, "20261110").replace(
+        b"BEGIN:VEVENT",
+        "\r\n".join(
+            ["BEGIN:VTIMEZONE", "TZID:Customized Time Zone", *US_EASTERN, "END:VTIMEZONE", ""]
+        ).encode()
+        + b"BEGIN:VEVENT",
+        1,
+    )
+    once = _calendar("Customized Time Zone", US_EASTERN, "20261110")
+
+    first = _read(_resource("claire", "Europe/Paris"), twice)
+    second = _read(_resource("dan", "America/New_York"), once)
+
+    assert ([_at(10, 11, 8)], [_at(10, 11, 14)]) == (first, second)
+
+
+@pytest.mark.parametrize("tzid", ["America", "Etc", "x" * 300])
+def test_a_name_the_database_cannot_look_up_is_the_calendar_s_own(tzid: str):
+    """A directory of the zone database, or a name too long for a path: read by its VTIMEZONE."""
+    data = _calendar(tzid, US_EASTERN, "20261110")
+
+    assert [_at(10, 11, 14)] == _read(_resource("ana", "Europe/Paris"), data)

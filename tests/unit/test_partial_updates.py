@@ -64,7 +64,7 @@ def test_nested_mappings_keep_their_siblings_at_every_depth(ws: Workspace, settl
         settled.id,
         settings={"booking_window": {"book_ahead_value": 8}},
         address={"postal_code": "99999"},
-        business_hours={"mon": {"start_time": 700}},
+        business_hours={"mon": {"is_open": True, "start_time": 700, "end_time": 1700}},
     )
 
     assert BookingWindow(book_ahead_unit="weeks", book_ahead_value=8) == (
@@ -212,3 +212,68 @@ def test_a_record_made_in_part_without_a_stored_one_needs_its_required_fields():
 
     assert "inner.code" == caught.value.field
     assert {"inner": _Inner(code="a", size=3)} == kept
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda ws, loc: ws.locations.update(loc, settings={"booking_timer_mins": 0}),
+         "settings.booking_timer_mins"),
+        (lambda ws, loc: ws.locations.update(
+            loc, settings={"booking_window": {"book_ahead_value": 999}}),
+         "settings.booking_window.book_ahead_value"),
+        (lambda ws, loc: ws.locations.update(
+            loc, business_hours={"wed": {"is_open": True, "start_time": 2500, "end_time": 2600}}),
+         "business_hours.wed.start_time"),
+        (lambda ws, loc: ws.locations.create(name="X", settings={"booking_timer_mins": 0}),
+         "settings.booking_timer_mins"),
+    ],
+    ids=["update", "two deep", "a day", "create"],
+)  # fmt: skip
+def test_a_nested_refusal_names_the_whole_path(
+    ws: Workspace, settled: Location, call: Any, field: str
+):
+    """A nested record's validator names its own field; the caller reads the path it wrote."""
+    with pytest.raises(ValidationError) as refused:
+        call(ws, settled.id)
+
+    assert field == refused.value.field  # type: ignore[attr-defined]
+    assert str(refused.value).startswith(field)
+
+
+def test_a_day_is_given_whole(ws: Workspace, settled: Location):
+    """A day's hours are one value: a 24-hour Tuesday set to 09:00-17:00 is 09:00-17:00."""
+    assert settled.business_hours.tue.is_24_hours
+
+    updated = ws.locations.update(
+        settled.id, business_hours={"tue": {"is_open": True, "start_time": 900, "end_time": 1700}}
+    )
+
+    assert (True, 900, 1700, False) == (
+        updated.business_hours.tue.is_open,
+        updated.business_hours.tue.start_time,
+        updated.business_hours.tue.end_time,
+        updated.business_hours.tue.is_24_hours,
+    )
+    assert settled.business_hours.mon == updated.business_hours.mon
+
+
+def test_a_repeat_rule_is_given_whole(ws: Workspace, location: Location):
+    """A weekly block made monthly: the new rule alone, not the old weekdays kept on it."""
+    from datetime import date
+
+    resource = ws.resources.create(name="Ana", reason="r")
+    block = ws.resources.create_block(
+        resource.id,
+        start_date=date(2026, 12, 1),
+        end_date="never",
+        start_time=1200,
+        end_time=1300,
+        reason="Lunch",
+        repeat={"frequency": "W", "weekdays": "135"},
+    )
+
+    monthly = ws.resources.update_block(block.id, repeat={"frequency": "M", "month_day": 15})
+
+    assert monthly.repeat is not None
+    assert (15, frozenset()) == (monthly.repeat.month_day, monthly.repeat.weekdays)

@@ -9,11 +9,15 @@ within every one of them while holding a worker (past its lease) or a booking ca
 from __future__ import annotations
 
 import ipaddress
+import shutil
 import socket
+import ssl
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 import httpx
 import pytest
@@ -28,8 +32,10 @@ from .conftest import KEY, Business
 class _Trickler:
     """A receiver on 127.0.0.1: reads a request, sends *head* at once, then *trickled* slowly."""
 
-    def __init__(self, head: bytes, trickled: bytes, pause: float) -> None:
-        self.head, self.trickled, self.pause = head, trickled, pause
+    def __init__(
+        self, head: bytes, trickled: bytes, pause: float, tls: ssl.SSLContext | None = None
+    ) -> None:
+        self.head, self.trickled, self.pause, self.tls = head, trickled, pause, tls
         self.server = socket.create_server(("127.0.0.1", 0))
         self.port = self.server.getsockname()[1]
         threading.Thread(target=self._serve, daemon=True).start()
@@ -43,6 +49,11 @@ class _Trickler:
             threading.Thread(target=self._answer, args=(connection,), daemon=True).start()
 
     def _answer(self, connection: socket.socket) -> None:
+        if self.tls is not None:
+            try:
+                connection = self.tls.wrap_socket(connection, server_side=True)
+            except OSError:
+                return
         with connection:
             data = b""
             while b"\r\n\r\n" not in data:
@@ -76,10 +87,36 @@ def trickling_head() -> Iterator[_Trickler]:
     receiver.server.close()
 
 
-def _post(port: int, *, total: float, read_body: bool = True) -> httpx.Response:
+@pytest.fixture
+def trickling_tls(tmp_path: Path) -> Iterator[tuple[_Trickler, ssl.SSLContext]]:
+    """The trickling-body receiver over TLS (a certificate for localhost made with openssl)."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl makes the test's certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+         "-keyout", str(key), "-out", str(cert), "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=DNS:localhost"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    server_side = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_side.load_cert_chain(cert, key)
+    receiver = _Trickler(_HEAD, _BODY, 0.2, tls=server_side)
+    yield receiver, ssl.create_default_context(cafile=str(cert))
+    receiver.server.close()
+
+
+def _post(
+    port: int,
+    *,
+    total: float,
+    read_body: bool = True,
+    scheme: str = "http",
+    verify: ssl.SSLContext | bool = True,
+) -> httpx.Response:
     return post_signed(
-        httpx.Client(timeout=httpx.Timeout(5.0), follow_redirects=False),
-        f"http://127.0.0.1:{port}/hook",
+        httpx.Client(timeout=httpx.Timeout(5.0), follow_redirects=False, verify=verify),
+        f"{scheme}://localhost:{port}/hook",
         b"{}",
         KEY,
         message_id="msg_1",
@@ -100,6 +137,19 @@ def test_a_trickled_body_ends_at_the_limit(trickling_body: _Trickler):
 
     assert time.monotonic() - began < 2.5
     assert "within 1 s" in str(stopped.value)
+
+
+def test_a_trickled_body_over_tls_ends_at_the_limit(
+    trickling_tls: tuple[_Trickler, ssl.SSLContext],
+):
+    """Over HTTPS (what production receivers are) the limit holds too."""
+    receiver, trusted = trickling_tls
+    began = time.monotonic()
+
+    with pytest.raises(ExchangeTooLong):
+        _post(receiver.port, total=1.0, scheme="https", verify=trusted)
+
+    assert time.monotonic() - began < 2.5
 
 
 def test_a_trickled_head_ends_at_the_limit(trickling_head: _Trickler):

@@ -183,9 +183,20 @@ class _Offers(_OpenTime):
         return chosen
 
     def _random_seed(self) -> bytes:
-        """Return the seed of the random round robin: a digest of the query (worked out once)."""
+        """
+        Return the seed of the random round robin (worked out once): a digest of what the query
+        chooses among (its service, location, resource group and duration), not of the dates or
+        the window it searches, so a time gets the same resource in a listing of any range and
+        in the booking check of that time (a listing of its date, narrowed to it).
+        """
         if self._seed is None:
-            self._seed = hashlib.blake2b(repr(self.query).encode(), digest_size=16).digest()
+            chosen = (
+                self.service.id,
+                self.snapshot.location.id,
+                self.query.resource_group_id,
+                self.duration,
+            )
+            self._seed = hashlib.blake2b(repr(chosen).encode(), digest_size=16).digest()
         return self._seed
 
     def _together(self, record: _DayRecord) -> list[_Offer]:

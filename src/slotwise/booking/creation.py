@@ -111,9 +111,9 @@ class AppointmentCreation(BookingChecks):
         on that date: exactly *start*..*end* (a duration other than the service's only for
         ``duration_select`` services), for the named resources together (``resource_id`` and
         ``resource_ids``; ``resource_ids`` may be a comma-separated string). Without a named
-        resource the service's round robin picks one, as in the listing; when the picked one has
-        too little capacity for the group, the first free resource (sort key, then id) with
-        enough capacity is taken.
+        resource the service's round robin picks one, as the listing of that date does; when
+        the picked one has too little capacity for the group, the first free resource (sort
+        key, then id) with enough capacity is taken.
 
         With *idempotency_key*, a repeated call with the same request returns the appointment
         the first call made (as it is now), and nothing is created twice.

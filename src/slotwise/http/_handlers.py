@@ -376,13 +376,29 @@ def _patched(
             ) from None
     if not isinstance(patched, dict):
         raise InvalidFormat(field="body", expected="a patch leaving an object", value=patched)
-    changed = {key: value for key, value in patched.items() if document.get(key) != value}
+    changed = {
+        key: _with_removals(document.get(key), value)
+        for key, value in patched.items()
+        if document.get(key) != value
+    }
     changed.update({key: None for key in document if key not in patched})
     body_type = get_args(plan.body)[0]
     try:
         return msgspec.json.decode(msgspec.json.encode(changed), type=body_type)
     except msgspec.ValidationError as error:
         raise decode_error(error, sorted(fields_of(body_type)), plan.choices) from None
+
+
+def _with_removals(before: Any, after: Any) -> Any:
+    """
+    Return a patched value as a body sends it: a nested object's keys the patch removed are
+    sent as ``null`` (cleared), since a nested object sent in an update keeps what it leaves out.
+    """
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return after
+    sent = {key: _with_removals(before.get(key), value) for key, value in after.items()}
+    sent.update({key: None for key in before if key not in after})
+    return sent
 
 
 def decode_error(

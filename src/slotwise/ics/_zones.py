@@ -43,7 +43,7 @@ def own_zones(data: bytes) -> bytes:
 
 def _definitions(lines: list[str]) -> dict[str, str]:
     """Return TZID -> its new name, for each zone the calendar defines that is not an IANA name."""
-    renamed: dict[str, str] = {}
+    defined: dict[str, list[str]] = {}
     block: list[str] | None = None
     for line in lines:
         upper = line.strip().upper()
@@ -52,12 +52,17 @@ def _definitions(lines: list[str]) -> dict[str, str]:
         elif upper == "END:VTIMEZONE" and block is not None:
             tzid = _tzid_of(block)
             if tzid is not None and not _known(tzid):
-                digest = hashlib.sha256("\n".join(block).encode(errors="surrogateescape"))
-                renamed[tzid] = _PREFIX + digest.hexdigest()[:24]
+                # Every definition of the name counts (icalendar keeps the first of them), so
+                # the new name always stands for the rules it is read with.
+                defined.setdefault(tzid, []).extend([*block, "END:VTIMEZONE"])
             block = None
         elif block is not None:
             block.append(line)
-    return renamed
+    return {
+        tzid: _PREFIX
+        + hashlib.sha256("\n".join(text).encode(errors="surrogateescape")).hexdigest()[:24]
+        for tzid, text in defined.items()
+    }
 
 
 def _tzid_of(block: list[str]) -> str | None:
@@ -73,7 +78,8 @@ def _known(tzid: str) -> bool:
     """Tell whether *tzid* (as icalendar cleans it) is a zone of the zone database."""
     try:
         ZoneInfo(tzid.strip("/"))
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        # OSError: a name too long for a path, or a directory of the database ("America").
         return False
     return True
 

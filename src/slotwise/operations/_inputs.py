@@ -15,9 +15,10 @@ the limit. The rules are those of decision 36 and the model's own types:
 * attrs records: the record, or a mapping of its fields that is structured into it; a given
   record is checked field by field against its own annotations. In an update's changes (the
   keys of a ``...Changes`` TypedDict) a mapping gives the record in part: its keys are converted
-  and handed over as a :class:`._partial.Partial`, laid onto the stored value by the operation. A field with its own attrs
-  converter also takes that converter's other forms (weekdays as ``"125"``), bounded as text,
-  numbers and sequences are, and whatever the converter cannot read is ``InvalidFormat``.
+  and handed over as a :class:`._partial.Partial`, laid onto the stored value by the operation
+  (a repeat rule and a day of hours are given whole: ``_partial.given_whole``). A field with its
+  own attrs converter also takes that converter's other forms (weekdays as ``"125"``), bounded as
+  text, numbers and sequences are, and whatever the converter cannot read is ``InvalidFormat``.
 * ``TypedDict`` items (``create_many``, ``update_many``): a mapping of the declared keys only
   (``UnexpectedField`` otherwise, identity keys included), each converted by its own rule.
 * sequences and mappings: at most :data:`._values.ITEMS_MAX` items, each converted.
@@ -49,7 +50,7 @@ from slotwise.errors import (
     UnexpectedField,
 )
 
-from ._partial import Partial
+from ._partial import Partial, given_whole, placed
 from ._values import (
     ITEMS_MAX,
     Converter,
@@ -216,7 +217,7 @@ def _of_class(hint: type, mode: Mode, partial: bool) -> Converter:
     if issubclass(hint, enum.Enum):
         return enum_of(hint)
     if attrs.has(hint):
-        return _record(hint, partial)
+        return _record(hint, partial and not given_whole(hint))
     if typing.is_typeddict(hint):
         return _typed_dict(hint)
     if issubclass(hint, dict):  # FrozenJSON and plain dicts: JSON objects
@@ -375,8 +376,8 @@ def _record(kind: type, partial: bool) -> Converter:
             _plain(value, field, wrong.expected)
             try:
                 converted[alias](value)
-            except SlotwiseError:
-                raise
+            except SlotwiseError as error:
+                raise placed(error, field.rpartition(".")[0], names) from error.__cause__
             except (TypeError, ValueError, OverflowError, AttributeError):
                 raise InvalidFormat(field=field, expected=wrong.expected, value=value) from None
             return value
@@ -384,8 +385,8 @@ def _record(kind: type, partial: bool) -> Converter:
     def build(values: dict[str, Any], value: Any, field: str) -> Any:
         try:
             return kind(**values)
-        except SlotwiseError:
-            raise
+        except SlotwiseError as error:
+            raise placed(error, field, names) from error.__cause__
         except (TypeError, ValueError, OverflowError, AttributeError):
             # A converter met a value of a form it does not read: a wrong value, not a crash.
             raise InvalidFormat(

@@ -12,14 +12,26 @@ the stored one whole.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
 from slotwise.errors import InvalidFormat, SlotwiseError
+from slotwise.model import DayHours, DayWindow, RepeatRule
 
-__all__ = ["Partial", "resolved"]
+__all__ = ["Partial", "given_whole", "placed", "resolved"]
+
+_WHOLE: Final = frozenset({RepeatRule, DayHours, DayWindow})
+"""Records given whole even in an update: their fields are read together (a repeat's weekdays
+belong to its frequency; a day's hours to its ``is_24_hours``), so a part of one would mix the
+new with the stored (a weekly rule's days kept on a monthly one)."""
+
+
+def given_whole(kind: type) -> bool:
+    """Tell whether a mapping for a *kind* record always gives the whole record."""
+    return kind in _WHOLE
 
 
 @attrs.frozen
@@ -49,8 +61,8 @@ class Partial:
         }
         try:
             changed = attrs.evolve(current, **values)
-        except SlotwiseError:
-            raise
+        except SlotwiseError as error:
+            raise placed(error, field, self.names) from error.__cause__
         except (TypeError, ValueError, OverflowError, AttributeError):
             # A converter met a value of a form it does not read: a wrong value, not a crash.
             expected = f"a {self.kind.__name__} or a mapping of its fields"
@@ -68,3 +80,20 @@ def resolved(record: Any, changes: Mapping[str, Any]) -> dict[str, Any]:
     the stored value (the values an ``attrs.evolve`` of *record* takes).
     """
     return {key: _merged(getattr(record, key, None), value, key) for key, value in changes.items()}
+
+
+def placed(error: SlotwiseError, path: str, names: Mapping[str, str]) -> SlotwiseError:
+    """
+    Return a nested record's refusal named by its whole path: a record's validator names its
+    own field (``booking_timer_mins``), the caller wrote ``settings.booking_timer_mins``.
+
+    *names* maps the record's aliases to its attribute names; a field that is neither (already
+    a path, or no field of the record) is left as it is.
+    """
+    own = getattr(error, "field", None)
+    if isinstance(own, str) and (own in names or own in names.values()):
+        whole = f"{path}.{own}"
+        error.field = whole  # type: ignore[attr-defined]
+        error.message = re.sub(rf"(?<![\w.]){re.escape(own)}(?![\w])", whole, error.message)
+        error.args = (error.message,)
+    return error

@@ -45,6 +45,7 @@ from slotwise.model import (
     Service,
 )
 from slotwise.model._checks import check_date_bounds
+from slotwise.model.catalog import DURATION_MAX
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.operations.locations import settings_in_force
@@ -223,6 +224,11 @@ class AvailabilityOperations:
             return service, ctx.service_location(reader, service, location_id)
 
         service, location = lagging_read(ctx.store, read)
+        if duration is not None and not 1 <= duration <= DURATION_MAX:
+            # Checked before the end is worked out from it (a huge one overflows datetime).
+            raise OutOfRange(
+                field="duration", allowed=f"between 1 and {DURATION_MAX}", requested=duration
+            )
         minutes = duration if duration is not None else service.duration
         end = start + timedelta(minutes=minutes)
         local = zone(location.timezone)
@@ -232,7 +238,17 @@ class AvailabilityOperations:
             fields["resource_id"] = resource_id
         if duration is not None:
             fields["duration"] = duration
-        query = self._query(service_id, first, last, fields)
+        try:
+            query = self._query(service_id, first, last, fields)
+        except OutOfRange as refused:
+            if refused.field not in ("start_date", "end_date"):
+                raise
+            # The dates are the candidate's own (its wall dates at the location): name it.
+            raise OutOfRange(
+                field="start",
+                allowed=f"on a wall date at the location {refused.allowed}",
+                requested=start.isoformat(),
+            ) from None
         snapshot = self._snapshot(query)
         return explain_time(snapshot, query, ctx.clock.now(), start, resource_id=resource_id)
 

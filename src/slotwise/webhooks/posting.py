@@ -7,7 +7,9 @@ httpx's timeouts bound each step (connecting, each read), not the exchange: a re
 answers one byte every few seconds would hold a worker past its lease (and another worker would
 send the event again) or a booking call for as long as it liked. :class:`_Deadline` shuts the
 connection's socket when the exchange's time is up, which ends a read blocked on it; each POST
-has a connection of its own (``Connection: close``), so the socket is known from its connect.
+has a connection of its own (``Connection: close``), so the socket is known from its connect (or,
+over TLS, its handshake). A client with a transport of its own, which opens no socket through
+httpcore, is bounded by its own timeouts only.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ class _Deadline:
 
     def trace(self, name: str, info: dict[str, Any]) -> None:
         """httpcore's trace extension: keep the socket of the exchange's connection."""
-        if name == "connection.connect_tcp.complete":
+        # Over TLS the connected socket is wrapped (and detached): the TLS stream's is kept.
+        if name in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
             stream = info.get("return_value")
             found = stream.get_extra_info("socket") if stream is not None else None
             with self._lock:
