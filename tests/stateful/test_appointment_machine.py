@@ -627,7 +627,9 @@ class AppointmentMachine(RuleBasedStateMachine):
                         self.world.resources,
                         exclude=hold.id,
                     )
-                except Refused:
+                except Refused as refused:
+                    if refused.error is CapacityExceeded:
+                        raise  # still offered, for fewer: BOOKING-138, not an expiry
                     raise Refused(HoldExpired) from None
             updated = attrs.evolve(
                 hold,
@@ -667,7 +669,10 @@ class AppointmentMachine(RuleBasedStateMachine):
     def complete_an_expired_hold(
         self, data: st.DataObject, person: tuple[str, str] | None, reserve: bool
     ) -> None:
-        """Book or reserve an expired hold: booked if its time is still free, else HoldExpired."""
+        """
+        Book or reserve an expired hold: booked if its time is still free, CapacityExceeded when
+        it is offered with room for fewer than the hold's group, else HoldExpired.
+        """
         appointment_id = data.draw(st.sampled_from(self.expired_holds()))
         self.complete(appointment_id, person, reserve=reserve)
 

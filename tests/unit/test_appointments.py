@@ -905,6 +905,29 @@ class TestHolds:
         )
         assert before == snapshot(ws)
 
+    def test_expired_group_hold_with_too_little_room_is_booking_138(
+        self, ws: Workspace, location: Location, resource: Resource, clock: ManualClock
+    ):
+        """
+        A hold of 6 expires and a group of 4 books the time (capacity 8): the time is still
+        offered, with room for 4, so booking the hold is BOOKING-138, not HoldExpired.
+        """
+        group = ws.services.create(
+            name="Class", duration=30, reason="r", max_group_size=6, max_capacity=8, booking_limit=5
+        )
+        appointment = ws.appointments.create(
+            group.id, at(900), at(930), resource_id=resource.id, group_size=6
+        )
+        clock.advance(timedelta(minutes=30))
+        book(ws, group, resource, at(900), email="bo@example.com", group_size=4)
+        before = snapshot(ws)
+
+        with pytest.raises(CapacityExceeded) as info:
+            ws.appointments.book(appointment.id, name="Ann Lee", email="ann@example.com")
+
+        assert ("BOOKING-138", 6, 4) == (info.value.code, info.value.requested, info.value.allowed)
+        assert before == snapshot(ws)
+
     def test_sweep_deletes_expired_holds_idempotently(
         self, ws: Workspace, service: Service, resource: Resource, clock: ManualClock
     ):

@@ -11,7 +11,6 @@ from typing import Any
 import attrs
 
 from slotwise.errors import (
-    CapacityExceeded,
     HoldExpired,
     PastAppointment,
     SlotUnavailable,
@@ -181,8 +180,10 @@ class AppointmentCompletion(BookingChecks):
                         exclude_id=appointment.id,
                         busy=None,
                     )
-                except (SlotUnavailable, CapacityExceeded):
+                except SlotUnavailable:
                     raise HoldExpired(appointment_id=appointment.id, expired_at=expires) from None
+                # CapacityExceeded passes: the time is still offered, with room for fewer than
+                # the hold's group (docs/errors.md: BOOKING-138, as a new booking gets).
             if customer is None and _linkable(merged.email):
                 assert merged.email is not None
                 customer = find_customer_by_email(tx, company_id=ctx.company_id, email=merged.email)

@@ -35,7 +35,7 @@ from slotwise.availability.snapshot import (
     searched_dates,
     with_busy,
 )
-from slotwise.errors import InvalidFormat, OutOfRange
+from slotwise.errors import InvalidFormat, NaiveDatetime, OutOfRange
 from slotwise.model import (
     Appointment,
     Location,
@@ -86,19 +86,38 @@ _LAST_SEARCH_DATE = date(9998, 12, 31)
 
 
 def as_date(value: date | datetime | str, *, field: str) -> date:
-    """Return the date of a path value: a date, a datetime (its own wall date) or ISO text."""
+    """
+    Return the date of a path value: a date, a ``datetime`` (its own wall date), or text:
+    ``YYYY-MM-DD``, or an ISO 8601 date-time with its UTC offset (the date as written).
+
+    Raises:
+        InvalidFormat: for anything else (text after the date that is no time, a bad date).
+        NaiveDatetime: for date-time text without an offset (docs/http.md: never guessed).
+    """
+    if isinstance(value, str):
+        value = _parsed_date(value, field=field)
+        if isinstance(value, datetime) and value.utcoffset() is None:
+            raise NaiveDatetime(field=field)
     if isinstance(value, datetime):
         return _searchable(value.date(), field=field)
     if isinstance(value, date):
         return _searchable(value, field=field)
-    if isinstance(value, str):
-        try:
-            parsed = date.fromisoformat(value[:10])
-        except ValueError:
-            pass
-        else:
-            return _searchable(parsed, field=field)
-    raise InvalidFormat(field=field, expected="a date or 'YYYY-MM-DD'", value=value)
+    raise InvalidFormat(field=field, expected=_DATE_FORMS, value=value)
+
+
+_DATE_FORMS = "a date ('YYYY-MM-DD') or a date-time with its offset"
+
+
+def _parsed_date(text: str, *, field: str) -> date | datetime:
+    """Read ``YYYY-MM-DD`` as a date and longer ISO 8601 text as a date-time, whole."""
+    try:
+        if len(text) == 10:
+            return date.fromisoformat(text)
+        if len(text) > 10 and text[10] in "Tt ":
+            return datetime.fromisoformat(text)
+    except ValueError:
+        pass
+    raise InvalidFormat(field=field, expected=_DATE_FORMS, value=text)
 
 
 def _searchable(value: date, *, field: str) -> date:
