@@ -195,7 +195,7 @@ class TestDayHours:
         with pytest.raises(InvalidTimeRange) as info:
             DayHours.open(start, end)
 
-        assert ("business_hours", start, end) == (
+        assert ("start_time", start, end) == (
             info.value.field,
             info.value.start,
             info.value.end,

@@ -227,8 +227,11 @@ def test_a_record_made_in_part_without_a_stored_one_needs_its_required_fields():
          "business_hours.wed.start_time"),
         (lambda ws, loc: ws.locations.create(name="X", settings={"booking_timer_mins": 0}),
          "settings.booking_timer_mins"),
+        (lambda ws, loc: ws.locations.update(
+            loc, business_hours={"wed": {"is_open": True, "start_time": 1800, "end_time": 1700}}),
+         "business_hours.wed.start_time"),
     ],
-    ids=["update", "two deep", "a day", "create"],
+    ids=["update", "two deep", "a day", "create", "a day's range"],
 )  # fmt: skip
 def test_a_nested_refusal_names_the_whole_path(
     ws: Workspace, settled: Location, call: Any, field: str

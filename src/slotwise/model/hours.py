@@ -190,9 +190,8 @@ def _check_open_window(instance: DayHours, _attribute: Any, _value: Any) -> None
     validate_hhmm(instance.start_time, field="start_time")
     validate_hhmm(instance.end_time, field="end_time")
     if instance.is_open and not instance.is_24_hours and instance.start_time >= instance.end_time:
-        raise InvalidTimeRange(
-            field="business_hours", start=instance.start_time, end=instance.end_time
-        )
+        # Named as the day's own field: the caller's path (business_hours.wed) is put before it.
+        raise InvalidTimeRange(field="start_time", start=instance.start_time, end=instance.end_time)
 
 
 @attrs.frozen(kw_only=True)

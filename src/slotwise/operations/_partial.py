@@ -94,6 +94,8 @@ def placed(error: SlotwiseError, path: str, names: Mapping[str, str]) -> Slotwis
     if isinstance(own, str) and (own in names or own in names.values()):
         whole = f"{path}.{own}"
         error.field = whole  # type: ignore[attr-defined]
-        error.message = re.sub(rf"(?<![\w.]){re.escape(own)}(?![\w])", whole, error.message)
+        # The message names the field first; a later mention (a quoted value) stays as it is.
+        pattern = rf"(?<![\w.]){re.escape(own)}(?![\w])"
+        error.message = re.sub(pattern, whole, error.message, count=1)
         error.args = (error.message,)
     return error
