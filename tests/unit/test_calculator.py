@@ -687,6 +687,13 @@ class TestRoundRobin:
         assert [at(900), at(1100)] == [slot.start for slot in found]
         assert {("r1", ("r1", "r2"))} == {(slot.resource_id, slot.resource_ids) for slot in found}
 
+    @pytest.mark.parametrize("named", ["r1,r2,r1", ("r1", "r2", "r1")])
+    def test_a_resource_named_twice_is_one_resource(self, named: str | tuple[str, ...]):
+        """r1 named twice: the slots name it once, as a booking of them takes it."""
+        assert {("r1", "r2")} == {
+            slot.resource_ids for slot in slots(self.two(), resource_ids=named)
+        }
+
     def test_resource_ids_with_an_unusable_resource_offer_nothing(self):
         """resource_ids naming a deleted resource offer no time."""
         snap = snapshot(resources=(resource("r1"), resource("r2", deleted=True)))

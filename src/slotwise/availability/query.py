@@ -26,8 +26,11 @@ MAX_TZ_OFFSET = 14 * 60
 def _resource_ids(value: object) -> tuple[str, ...]:
     # The spec sends resourceIds as one comma-separated string; Python callers pass a sequence.
     if isinstance(value, str):
-        return tuple(part.strip() for part in value.split(",") if part.strip())
-    return str_tuple(value, field="resource_ids")  # type: ignore[arg-type]
+        ids = tuple(part.strip() for part in value.split(",") if part.strip())
+    else:
+        ids = str_tuple(value, field="resource_ids")  # type: ignore[arg-type]
+    # A resource named twice is one resource, as a booking of the slot takes it.
+    return tuple(dict.fromkeys(ids))
 
 
 def _check_query(instance: AvailabilityQuery, _attribute: object, _value: object) -> None:
