@@ -2,7 +2,7 @@
 Nested records changed in part (docs/semantics.md, "Nested records in an update").
 
 An update that is given a mapping for a nested record — a location's ``settings``, a
-resource's ``options``, one day of weekly hours — changes the keys the mapping names and keeps
+resource's ``options``, some days of weekly hours — changes the keys the mapping names and keeps
 the stored value's other fields, as an HTTP client that sends ``{"settings":
 {"lateCancelHours": 2}}`` expects. The call boundary converts each given key and hands the
 operation a :class:`Partial`; the operation, once it has read the stored record, lays the
