@@ -104,7 +104,7 @@ def zone(name: object, *, field: str = "timezone") -> ZoneInfo:
             return found  # checked and loaded before (every query and booking asks again)
     if not isinstance(name, str) or not name or name != name.strip():
         raise InvalidTimeZone(field=field, value=name)
-    if name not in _zone_names():
+    if not is_zone_name(name):
         raise InvalidTimeZone(field=field, value=name)
     try:
         found = _load_zone(name)
@@ -127,6 +127,11 @@ def _zone_names() -> frozenset[str]:
     # be refused, since the system zone is never consulted (STYLE rule 22).
     listing = resources.files("tzdata").joinpath("zones").read_text(encoding="utf-8")
     return frozenset(listing.split())
+
+
+def is_zone_name(name: str) -> bool:
+    """Tell whether *name* is an IANA zone name tzdata knows."""
+    return name in _zone_names()
 
 
 def available_zone_names() -> list[str]:

@@ -35,10 +35,10 @@ __all__ = ["QUERY_LIMITS", "TAKES_PATCH", "field_keywords", "publish", "query_ke
 QUERY_LIMITS: Final = "slotwise_query_limits"
 """The key of a route handler's ``opt`` holding its query parameters' keywords, by wire name."""
 BODY_OPTIONAL: Final = "slotwise_body_optional"
-TAKES_PATCH: Final = "slotwise_takes_patch"
-"""A handler's option: its ``PUT`` also takes a JSON Patch, as ``application/json-patch+json``."""
-_PATCH_MEDIA: Final = "application/json-patch+json"
 """The key of a route handler's ``opt`` telling that no body at all is accepted (as ``{}``)."""
+TAKES_PATCH: Final = "slotwise_takes_patch"
+"""The key of a route handler's ``opt`` telling that its ``PUT`` also takes a JSON Patch."""
+_PATCH_MEDIA: Final = "application/json-patch+json"
 
 # Decision 36: no string holds a NUL. A required text also holds a character that is not white
 # space (check_text's blank test); JSON Schema allows one pattern per schema, so both are one.
@@ -180,10 +180,11 @@ def _patch_apart(body: RequestBody | Reference) -> None:
     fields = [m for m in schema.one_of if m not in arrays]
     if not arrays:
         return
-    description = schema.description
     body.content = {
         "application/json": OpenAPIMediaType(
-            schema=Schema(one_of=fields, description=description) if len(fields) > 1 else fields[0]
+            schema=Schema(one_of=fields, description=schema.description)
+            if len(fields) > 1
+            else fields[0]
         ),
         _PATCH_MEDIA: OpenAPIMediaType(schema=arrays[0]),
     }

@@ -15,11 +15,11 @@ not define still reads as its IANA zone.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import re
 from typing import Final
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from slotwise._time import is_zone_name
 
 __all__ = ["own_zones"]
 
@@ -51,7 +51,8 @@ def _definitions(lines: list[str]) -> dict[str, str]:
             block = []
         elif upper == "END:VTIMEZONE" and block is not None:
             tzid = _tzid_of(block)
-            if tzid is not None and not _known(tzid):
+            # The name as icalendar cleans it; one tzdata does not know is the calendar's own.
+            if tzid is not None and not is_zone_name(tzid.strip("/")):
                 # Every definition of the name counts (icalendar keeps the first of them), so
                 # the new name always stands for the rules it is read with.
                 defined.setdefault(tzid, []).extend([*block, "END:VTIMEZONE"])
@@ -73,38 +74,20 @@ def _tzid_of(block: list[str]) -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=256)
-def _known(tzid: str) -> bool:
-    """Tell whether *tzid* (as icalendar cleans it) is a zone of the zone database."""
-    try:
-        ZoneInfo(tzid.strip("/"))
-    except (ZoneInfoNotFoundError, ValueError, OSError):
-        # OSError: a name too long for a path, or a directory of the database ("America").
-        return False
-    return True
-
-
 def _parts(line: str) -> tuple[list[str], str] | None:
     """Split a content line into its name and parameters, and its value (``None``: no value)."""
-    quoted = False
-    head_end = -1
+    pieces: list[str] = []
+    start, quoted = 0, False
     for index, char in enumerate(line):
         if char == '"':
             quoted = not quoted
-        elif char == ":" and not quoted:
-            head_end = index
-            break
-    if head_end < 0:
-        return None
-    head, pieces, start, quoted = line[:head_end], [], 0, False
-    for index, char in enumerate(head):
-        if char == '"':
-            quoted = not quoted
-        elif char == ";" and not quoted:
-            pieces.append(head[start:index])
-            start = index + 1
-    pieces.append(head[start:])
-    return pieces, line[head_end + 1 :]
+        if quoted or char not in ";:":
+            continue
+        pieces.append(line[start:index])
+        if char == ":":
+            return pieces, line[index + 1 :]
+        start = index + 1
+    return None
 
 
 def _renamed_line(line: str, renamed: dict[str, str]) -> str:

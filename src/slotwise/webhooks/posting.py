@@ -36,7 +36,6 @@ class _Deadline:
     """Shut the exchange's socket *seconds* after it starts (httpcore's trace hook finds it)."""
 
     def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
         self.expired = False
         self._socket: socket.socket | None = None
         self._lock = threading.Lock()
