@@ -150,6 +150,8 @@ class _CalculatorSetup:
         self.latest = _floor_minute(horizon)
         self.horizon = self.latest + self.duration
         self.now = now
+        self.at: int | None = None
+        """The one start (minute) a booking check asks about; ``None``: every start."""
         self._offers: dict[tuple[int, date], list[_Offer]] = {}
         self._swept: dict[int, tuple[list[int], list[_Figures]]] = {}
         """Each candidate's bookable starts and figures over the searched dates, by rank."""

@@ -199,6 +199,7 @@ def bookable_at(
     calc = _Calculator(snapshot, query, now)
     if _ceil_minute(start) != minute:
         return []
+    calc.at = minute
     return [
         (offer[6], offer[5])
         for offer in calc.day_offers(calc.day_record(query.start_date))

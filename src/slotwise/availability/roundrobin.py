@@ -124,6 +124,11 @@ class _Offers(_OpenTime):
         # Decision 11: earliest <= start <= latest.
         low = bisect.bisect_left(starts, self.earliest)
         high = bisect.bisect_right(starts, self.latest)
+        at = self.at
+        if at is not None:
+            # A booking check: only the start it asks about is swept.
+            low = bisect.bisect_left(starts, at, low, high)
+            high = bisect.bisect_right(starts, at, low, high)
         ranges = [(low, high)]
         if self.daily_limited:
             # Decision 10: the dates where R's daily limit is reached offer nothing.

@@ -12,7 +12,7 @@ from typing import Any
 
 import attrs
 
-from slotwise._time import cached_wall_to_instant, hhmm_to_minutes, zone
+from slotwise._time import zone
 from slotwise.availability.busy import BusyIntervals
 from slotwise.availability.calculator import bookable_at
 from slotwise.availability.query import AvailabilityQuery
@@ -93,32 +93,21 @@ class BookingChecks(AppointmentBase):
         """
         Ask the availability engine whether *start*..*end* is bookable; return the resources.
 
-        The query is the listing's query for the appointment's location date, narrowed to the
-        wall times of the slot (``start_time``/``end_time``: a narrower search window never
-        moves the slot grid, which is anchored at the day's business ∩ service window, so the
-        slot at *start* is judged exactly as in a whole-day listing, only faster).
+        The query is the listing's query for the appointment's location date, whole-day, and
+        the calculator sweeps only the grid start at *start* (``bookable_at``): the day's open
+        time and grid come from the set-up kept with the configuration's version (shared by the
+        bookings of the same resources and date), so the slot is judged as in the listing, by
+        the same code, for one start.
         """
         ids = tuple(resource.id for resource in resources)
         tz = zone(location.timezone)
         local_start = start.astimezone(tz)
-        local_end = end.astimezone(tz)
         length = end - start
         if local_start.second or local_start.microsecond or length % timedelta(minutes=1):
             # The engine offers whole-minute slots only.
             raise SlotUnavailable(start=start, end=end, resource_ids=ids)
         day = local_start.date()
         minutes = length // timedelta(minutes=1)
-        start_time = local_start.hour * 100 + local_start.minute
-        end_time: int | None = 2400
-        if local_end.date() == day:
-            end_time = local_end.hour * 100 + local_end.minute
-        if end_time is not None and (
-            end_time <= start_time
-            or cached_wall_to_instant(day, hhmm_to_minutes(end_time), tz, edge="end") != end
-        ):
-            # The end's wall time names another instant (a slot ending on the second pass of
-            # a DST fold, 01:30 after 02:00 fell back to 01:30): search to the end of the day.
-            end_time = None
         query = AvailabilityQuery(
             service_id=service.id,
             start_date=day,
@@ -126,8 +115,6 @@ class BookingChecks(AppointmentBase):
             location_id=location.id,
             resource_id=ids[0] if len(ids) == 1 else None,
             resource_ids=ids if len(ids) > 1 else (),
-            start_time=start_time,
-            end_time=end_time,
             duration=None if minutes == service.duration else minutes,
             round_robin=RoundRobin.NONE if ids else None,
         )
