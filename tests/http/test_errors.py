@@ -149,6 +149,28 @@ class TestRefusedBeforeAnyOperation:
 
         assert (400, "INVALID-FORMAT") == (response.status_code, response.json()["code"])
 
+    @pytest.mark.parametrize("media", ["application/json", "application/json-patch+json"])
+    def test_body_not_utf8(self, api, media):
+        """A body whose bytes are not UTF-8 (latin-1 text) is 400 INVALID-FORMAT, not a 500."""
+        service_id = api.ids["A"]["service"]
+        body = (
+            '{"name": "Zoé"}'
+            if media == "application/json"
+            else '[{"op": "replace", "path": "/name", "value": "Zoé"}]'
+        )
+        response = api.call(
+            f"PUT /setup/v1/services/{service_id}",
+            content=body.encode("latin-1"),
+            headers={"Content-Type": media},
+        )
+
+        assert (400, "INVALID-FORMAT", "body") == (
+            response.status_code,
+            response.json()["code"],
+            response.json()["field"],
+        )
+        assert "not UTF-8" in response.json()["message"], response.json()
+
     def test_missing_query_parameter(self, api):
         """A required query parameter missing is 400 FIELD-REQUIRED naming it."""
         response = api.call("GET /consumer/v1/customers/states")

@@ -322,6 +322,18 @@ def refusal_error(
     return as_sent(error)
 
 
+def not_utf8(field: str, error: UnicodeDecodeError) -> SlotwiseError:
+    """Return the refusal of JSON text whose bytes are not UTF-8 (RFC 8259 allows no other)."""
+    byte = error.object[error.start]
+    refused = InvalidFormat(
+        field=field,
+        expected="JSON text in UTF-8",
+        value=_Said(f"byte {byte:#04x} at offset {error.start}, which is not UTF-8"),
+    )
+    refused.value = None  # the description is not a value the client sent
+    return as_sent(refused)
+
+
 def unsupported_media_type(sent: str | None, accepted: Sequence[str]) -> HTTPException:
     """Return the 415 refusal of a body sent as *sent* where only *accepted* types are read."""
     types = " or ".join(accepted)

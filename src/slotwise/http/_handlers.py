@@ -49,6 +49,7 @@ from ._errors import (
     ErrorBody,
     Refusal,
     as_sent,
+    not_utf8,
     read_refusal,
     refusal_error,
     unsupported_media_type,
@@ -232,6 +233,9 @@ def handler(
             raise decode_error(error, plan.allowed, plan.choices) from None
         except msgspec.DecodeError as error:
             raise refusal_error(Refusal("body", str(error), "invalid")) from None
+        except UnicodeDecodeError as error:
+            # JSON text is UTF-8 (RFC 8259): other bytes are the client's error, not ours.
+            raise not_utf8("body", error) from None
         except RecursionError:
             # Nested deeper than the decoder goes (well past decision 36's limit): refused
             # like any input too deep, not a server failure.
