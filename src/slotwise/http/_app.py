@@ -24,6 +24,7 @@ from ._consistency import ConsistencyTokens
 from ._constraints import publish
 from ._docs import OfflineSwaggerUI
 from ._errors import handlers
+from ._head import HeadAsGet
 from ._handlers import error_responses, handler
 from ._logs import LogFormat, RequestLog, configure_logging
 from ._probes import probes
@@ -145,7 +146,7 @@ def create_app(
     )
     # Around routing, not as route middleware: a 404 or a 405 gets its request id and its
     # access line too.
-    app.asgi_handler = RequestLog(app.asgi_handler)
+    app.asgi_handler = RequestLog(HeadAsGet(app.asgi_handler))
     publish(app)
     return app
 
@@ -161,6 +162,8 @@ def _options_handlers() -> list[HTTPRouteHandler]:
     methods: dict[str, set[str]] = {}
     for served in ROUTES:
         methods.setdefault(served.path, {"OPTIONS"}).add(served.method)
+        if served.method == "GET":
+            methods[served.path].add("HEAD")  # served as GET (``_head``)
     return [_options(path, ", ".join(sorted(allowed))) for path, allowed in methods.items()]
 
 

@@ -27,6 +27,7 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from slotwise.errors import InvalidChoice
 
 from ._errors import REQUEST_ID
+from ._head import with_head_allowed
 
 __all__ = [
     "LOG_FORMAT",
@@ -173,6 +174,8 @@ class RequestLog:
             if message["type"] == "http.response.start":
                 status = message["status"]
                 headers = list(message.get("headers", []))
+                if status == 405:
+                    headers = with_head_allowed(headers)  # HEAD is served where GET is
                 headers.append((b"x-request-id", request_id.encode()))
                 message["headers"] = headers
             await send(message)
