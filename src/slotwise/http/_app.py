@@ -24,8 +24,8 @@ from ._consistency import ConsistencyTokens
 from ._constraints import publish
 from ._docs import OfflineSwaggerUI
 from ._errors import handlers
-from ._head import HeadAsGet
 from ._handlers import error_responses, handler
+from ._head import HeadAsGet
 from ._logs import LogFormat, RequestLog, configure_logging
 from ._probes import probes
 from ._routes import ROUTES

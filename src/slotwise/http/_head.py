@@ -45,4 +45,4 @@ class HeadAsGet:
                 message = {"type": "http.response.body", "body": b"", "more_body": False}
             await send(message)
 
-        await self.app({**scope, "method": "GET"}, receive, headers_only)  # type: ignore[misc]
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
