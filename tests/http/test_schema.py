@@ -102,6 +102,8 @@ NOT_STATED: dict[str, str] = {
     "PUT /consumer/v1/resourcegroups/{id}": _PATCH,
     "PUT /setup/v1/servicegroups/{id}": _PATCH,
     "PUT /setup/v1/locations": _REMINDER,
+    "PUT /setup/v1/locations/{id}": _REMINDER,
+    "PUT /setup/v1/company/{id}": _PATCH,
     "POST /setup/v1/locations/bulk": _REMINDER,
     "PUT /setup/v1/locations/{id}/appointmentreminders": _REMINDER,
     "GET /consumer/v1/customers/states": _TEXT,

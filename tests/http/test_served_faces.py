@@ -8,6 +8,7 @@ groups.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -91,3 +92,99 @@ def test_a_body_that_is_not_utf8_is_400(client: httpx.Client, server: Served, me
         answer.json()["field"],
     )
     assert before == client.get(path).json()
+
+
+def _weekday_ahead(days: int) -> date:
+    """A weekday at least *days* from today (the served process books by the system clock)."""
+    day = datetime.now(UTC).date() + timedelta(days=days)
+    while day.weekday() >= 5:
+        day += timedelta(days=1)
+    return day
+
+
+def test_a_slot_is_booked_as_availability_gave_it(client: httpx.Client, server: Served):
+    """
+    A location-scoped service at a second location: availability without ``locationId``
+    searches the service's own location (decision 46), and booking a slot exactly as it came
+    (spec: Create rule 5), again without ``locationId``, books it there.
+    """
+    uptown = client.post("/setup/v1/locations", json={"name": "Uptown"}).json()["id"]
+    service = client.post(
+        "/setup/v1/services",
+        json={"name": "Uptown massage", "duration": 60, "reason": "r", "locationId": uptown},
+    ).json()["id"]
+    resource = client.post(
+        "/setup/v1/resources", json={"name": "Cleo", "reason": "r", "locationId": uptown}
+    ).json()["id"]
+    day = _weekday_ahead(2)
+    listed = client.get(
+        f"/consumer/v1/availability/{service}/{day}/{day}", params={"resourceId": resource}
+    ).json()
+    slot = listed["availableTimes"][0]
+
+    booked = client.post(
+        "/consumer/v1/appointments",
+        json={
+            "serviceId": service,
+            "resourceId": slot["resourceId"],
+            "startDateTime": slot["startDateTime"],
+            "endDateTime": slot["endDateTime"],
+        },
+    )
+
+    assert (uptown, 201) == (listed["locationId"], booked.status_code), booked.text
+    assert (uptown, slot["startDateTime"]) == (
+        booked.json()["locationId"],
+        booked.json()["startDateTime"],
+    )
+
+
+_LOCATION_PUT = "PUT /setup/v1/locations/{id}"
+"""The extension path that changes a location named in its path (fields or a patch)."""
+
+
+class TestPatchEveryRecord:
+    """Every record's ``PUT`` takes a JSON Patch (docs/http.md): the company and a location too."""
+
+    _PATCH = {"Content-Type": "application/json-patch+json"}
+
+    @pytest.mark.parametrize("path", ["/setup/v1/companies", "/setup/v1/company/{company}"])
+    def test_the_company(self, client: httpx.Client, server: Served, path: str):
+        """Both company paths apply a patch to the company as GET shows it; null is no patch."""
+        patch = [{"op": "replace", "path": "/website", "value": f"https://example.com{len(path)}"}]
+
+        answer = client.put(path.format(**server.ids), json=patch, headers=self._PATCH)
+
+        assert 200 == answer.status_code, answer.text
+        assert patch[0]["value"] == client.get("/setup/v1/companies").json()["website"]
+        nothing = client.put(path.format(**server.ids), content=b"null", headers=self._PATCH)
+        assert (400, "body") == (nothing.status_code, nothing.json()["field"])
+
+    def test_a_location_by_its_path(self, client: httpx.Client, server: Served):
+        """``PUT /setup/v1/locations/{id}`` takes fields or a patch; a nested key is patched alone."""
+        method, _, path = _LOCATION_PUT.partition(" ")
+        path = path.format(id=server.ids["location"])
+        before = client.get(f"/consumer/v1/locations/{server.ids['location']}").json()
+        patch = [{"op": "replace", "path": "/settings/lateCancelHours", "value": 3}]
+
+        patched = client.request(method, path, json=patch, headers=self._PATCH)
+        named = client.request(method, path, json={"phone": "212-555-0199"})
+
+        assert (200, 200) == (patched.status_code, named.status_code), patched.text + named.text
+        after = named.json()
+        assert (3, "212-555-0199") == (after["settings"]["lateCancelHours"], after["phone"])
+        assert before["settings"]["bookingWindow"] == after["settings"]["bookingWindow"]
+
+    def test_the_location_path_refuses_an_id_in_the_body(
+        self, client: httpx.Client, server: Served
+    ):
+        """The record is the path's: an ``id`` in the body is an unexpected field."""
+        answer = client.put(
+            f"/setup/v1/locations/{server.ids['location']}", json={"id": "other", "name": "X"}
+        )
+
+        assert (400, "UNEXPECTED-FIELD", "id") == (
+            answer.status_code,
+            answer.json()["code"],
+            answer.json()["field"],
+        )

@@ -122,7 +122,8 @@ class AppointmentCreation(BookingChecks):
             service_id: the service booked.
             start: the slot's start (aware).
             end: the slot's end (aware).
-            location_id: the location; defaults to the primary location (spec: Create rule 4).
+            location_id: the location; defaults to a location-scoped service's own location,
+                else to the primary location (spec: Create rule 4; decision 46).
             resource_id: the resource booked.
             resource_ids: further resources taken together (multi-resource booking).
             customer_id: an existing customer of the company.
@@ -216,18 +217,19 @@ class AppointmentCreation(BookingChecks):
                 existing = self._replayed(tx, idempotency_key, fingerprint)
                 if existing is not None:
                     return existing
-            location = ctx.location(tx, location_id)
+            service = ctx.owned(tx, Service, service_id, field="service_id")
+            # Decision 46 as for availability: without a location, a location-scoped service
+            # is booked at its own (so a slot is booked as the listing gave it).
+            location = ctx.service_location(tx, service, location_id)
             prefetch(
                 tx,
                 [
-                    (Service, service_id),
                     (Company, ctx.company_id),
                     (Calendar, location.primary_calendar_id),
                     (Customer, customer_id),
                     *((Resource, resource_id) for resource_id in named),
                 ],
             )
-            service = ctx.owned(tx, Service, service_id, field="service_id")
             _usable_at(service, location)
             resources = self._resources(tx, named, location, service)
             if start < now:

@@ -383,3 +383,12 @@ def handlers() -> dict[int | type[Exception], Any]:
         HTTPException: on_http_error,
         Exception: on_unexpected,
     }
+
+
+def decode_error(
+    error: msgspec.ValidationError,
+    allowed: Sequence[str],
+    choices: Mapping[str, Any] | None = None,
+) -> SlotwiseError:
+    """Return the slotwise error of a body msgspec refused (an unknown field, a wrong type)."""
+    return refusal_error(read_refusal(str(error)), allowed=allowed, choices=choices)

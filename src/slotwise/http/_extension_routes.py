@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from slotwise.model import Customer, FieldDefinition
+from slotwise.model import Customer, FieldDefinition, Location
 
 from ._row import CONSUMER, SETUP, Method, Route, row
 
@@ -127,6 +127,14 @@ EXTENSION_ROUTES: Final[tuple[Route, ...]] = (
     ),
     _x("DELETE", f"{S}/servicegroups/{{id}}", "service_groups.delete", "Delete a service group"),
     # -- locations ----------------------------------------------------------------------------
+    _x(
+        "PUT",
+        f"{S}/locations/{{id}}",
+        "locations.update",
+        "Change a location (its id in the path: fields, or a JSON Patch)",
+        record=Location,
+        patch_from="locations.get",
+    ),
     _x(
         "DELETE",
         f"{S}/locations/{{id}}",

@@ -15,10 +15,9 @@ import inspect
 import re
 import typing
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any, Final, get_args, get_origin
 
-import jsonpatch
 import msgspec
 from litestar import Request
 from litestar import params as litestar_params
@@ -30,9 +29,7 @@ from litestar.openapi.datastructures import ResponseSpec
 
 from slotwise.errors import (
     FieldRequired,
-    InvalidFormat,
     NotFound,
-    SlotwiseError,
     Unauthorized,
     UnexpectedField,
 )
@@ -40,21 +37,22 @@ from slotwise.operations._values import too_deep
 from slotwise.paging import Page
 from slotwise.scheduler import Scheduler, Workspace
 
-from ._bodies import PatchOperation, fields_of, to_python
+from ._bodies import PatchOperation, to_python
 from ._constraints import BODY_OPTIONAL, QUERY_LIMITS, TAKES_PATCH
-from ._documents import encode, page_type, to_wire
+from ._documents import encode, page_type
 from ._errors import (
     CHOICES,
     WIRE_NAMES,
     ErrorBody,
     Refusal,
     as_sent,
+    decode_error,
     not_utf8,
-    read_refusal,
     refusal_error,
     unsupported_media_type,
 )
 from ._lookups import StoreLookups
+from ._patching import patched
 from ._plan import QUERY_READERS, Plan, query_parameter, query_type
 from ._routes import Route
 from ._threads import Offload
@@ -224,7 +222,8 @@ def handler(
             raise unsupported_media_type(sent, plan.media_types)
         # Litestar converts a body leniently ("30" for an integer); docs/http.md promises the
         # JSON types as declared, so the body is decoded strictly here, once, for the handler.
-        optional = not plan.required and route.whole_body is None
+        # A patch is an array of operations (RFC 6902): null is no patch.
+        optional = not plan.required and route.whole_body is None and media == "application/json"
         body = plan.body_as(media)
         try:
             # An optional body may also be JSON null: no fields, as an empty body.
@@ -330,7 +329,7 @@ def _body(
         and all(isinstance(operation, PatchOperation) for operation in data)
     ):
         # An empty patch ([]) changes nothing: the record's own fields, written back.
-        data = _patched(route, plan, workspace, arguments, data, lookups)
+        data = patched(route, plan, workspace, arguments, data, lookups)
     if route.whole_body is not None:
         value = to_python(data)
         if route.operation == "resources.update_many":
@@ -338,80 +337,6 @@ def _body(
         return {route.whole_body: value}
     fields: dict[str, Any] = to_python(data)
     return fields
-
-
-def _patched(
-    route: Route,
-    plan: Plan,
-    workspace: Workspace,
-    arguments: Mapping[str, Any],
-    operations: list[PatchOperation],
-    lookups: Lookups,
-) -> Any:
-    """Apply a JSON Patch to the record's wire form; return the changed fields as a body."""
-    assert route.patch_from is not None
-    group, _, name = route.patch_from.partition(".")
-    record_id = next(iter(arguments[python] for _, python in plan.path))
-    # The record exactly as GET shows it (local times, derived names) is what the patch edits.
-    current = to_wire(getattr(getattr(workspace, group), name)(record_id), lookups)
-    document = msgspec.json.decode(msgspec.json.encode(current))
-    patch = [
-        {
-            key: value
-            for key, value in msgspec.structs.asdict(op).items()
-            if value is not msgspec.UNSET
-        }
-        for op in operations
-    ]
-    for op in patch:
-        if "from_" in op:
-            op["from"] = op.pop("from_")
-    patched = document
-    for number, op in enumerate(patch, start=1):
-        try:
-            # One operation at a time (as RFC 6902 applies them), so a refusal names the one
-            # that failed in the patch's own terms: the library's text is Python's.
-            patched = jsonpatch.apply_patch(patched, [op])
-        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException):
-            raise InvalidFormat(
-                field="body",
-                expected="a JSON Patch whose operations apply to the record as GET returns it",
-                value=f"operation {number} ({op['op']} {op['path']}) does not apply",
-            ) from None
-    if not isinstance(patched, dict):
-        raise InvalidFormat(field="body", expected="a patch leaving an object", value=patched)
-    changed = {
-        key: _with_removals(document.get(key), value)
-        for key, value in patched.items()
-        if document.get(key) != value
-    }
-    changed.update({key: None for key in document if key not in patched})
-    body_type = get_args(plan.body)[0]
-    try:
-        return msgspec.json.decode(msgspec.json.encode(changed), type=body_type)
-    except msgspec.ValidationError as error:
-        raise decode_error(error, sorted(fields_of(body_type)), plan.choices) from None
-
-
-def _with_removals(before: Any, after: Any) -> Any:
-    """
-    Return a patched value as a body sends it: a nested object's keys the patch removed are
-    sent as ``null`` (cleared), since a nested object sent in an update keeps what it leaves out.
-    """
-    if not isinstance(before, dict) or not isinstance(after, dict):
-        return after
-    sent = {key: _with_removals(before.get(key), value) for key, value in after.items()}
-    sent.update({key: None for key in before if key not in after})
-    return sent
-
-
-def decode_error(
-    error: msgspec.ValidationError,
-    allowed: Sequence[str],
-    choices: Mapping[str, Any] | None = None,
-) -> SlotwiseError:
-    """Return the slotwise error of a body msgspec refused (an unknown field, a wrong type)."""
-    return refusal_error(read_refusal(str(error)), allowed=allowed, choices=choices)
 
 
 def _respond(result: Any, request: Request[Any, Any, Any], lookups: Lookups) -> Any:

@@ -32,7 +32,14 @@ from ._constraints import query_keywords
 from ._routes import Route
 from ._wire import camel, wire_name
 
-__all__ = ["QUERY_READERS", "Plan", "query_parameter", "query_type", "signature_items"]
+__all__ = [
+    "QUERY_READERS",
+    "Plan",
+    "query_parameter",
+    "query_type",
+    "signature_items",
+    "union_members",
+]
 
 _PLACEHOLDER: Final = re.compile(r"{(\w+)}")
 _JSON: Final = "application/json"
@@ -207,13 +214,13 @@ class Plan:
         choices: dict[str, tuple[object, ...]] = {}
         for name, hint, *_ in self.query:
             kind = query_type(hint)
-            for member in _members(kind):
+            for member in union_members(kind):
                 if get_origin(member) is typing.Literal:
                     choices[self.wire[name]] = get_args(member)
         body = self.body if isinstance(self.body, type) else None
         if body is not None and issubclass(body, msgspec.Struct):
             for field in msgspec.structs.fields(body):
-                for member in _members(field.type):
+                for member in union_members(field.type):
                     if get_origin(member) is typing.Literal:
                         choices[field.encode_name] = get_args(member)
         return choices
@@ -232,6 +239,8 @@ class Plan:
 
                 return input_type(WeeklyHours)
             return input_type(hint, owner=route.record)
+        if "id" in route.rename.values():
+            name += "WithId"  # the record's id in the body: another body than its path route's
         struct = body_struct(
             f"{name}Body",
             {key: hint for key, hint, *_ in self.body_items},
@@ -244,7 +253,7 @@ class Plan:
         return struct
 
 
-def _members(kind: Any) -> tuple[Any, ...]:
+def union_members(kind: Any) -> tuple[Any, ...]:
     """Return the members of the union *kind* (or *kind* alone)."""
     if get_origin(kind) in (Union, types.UnionType):
         return get_args(kind)

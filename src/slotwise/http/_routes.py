@@ -428,7 +428,13 @@ SPEC_ROUTES: Final[tuple[Route, ...]] = (
     _r("GET", f"{S}/locations/{{id}}/services", "locations.services", "Services at a location"),
     # -- setup: companies ---------------------------------------------------------------------
     _r("POST", f"{S}/companies", "scheduler.create_company", "Create a company", status=201),
-    _r("PUT", f"{S}/companies", "company.update", "Change the caller's company"),
+    _r(
+        "PUT",
+        f"{S}/companies",
+        "company.update",
+        "Change the caller's company",
+        patch_from="company.get",
+    ),
     _r(
         "PUT",
         f"{S}/company/{{id}}",
@@ -436,6 +442,7 @@ SPEC_ROUTES: Final[tuple[Route, ...]] = (
         "Change a company (webhook URLs)",
         path_params=(),
         company_in_path=True,
+        patch_from="company.get",
     ),
     _r(
         "GET",
