@@ -253,3 +253,57 @@ class TestBlocksAcrossDst:
             )
             for item in found
         ]
+
+
+def _answered_within(seconds: float, call: Any) -> Any:
+    """Return ``call()``'s answer, failing the test (not hanging it) when none comes in time."""
+    import threading
+
+    answers: list[Any] = []
+    worker = threading.Thread(target=lambda: answers.append(call()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"no answer within {seconds} s"
+    return answers[0]
+
+
+class TestOffsetsWithSeconds:
+    """
+    Local mean time (Kolkata +05:21:10 until 1906, Riyadh +03:06:52 until 1947) puts midnight
+    inside a minute: the walk from one day's midnight to the next must still move on.
+    """
+
+    @pytest.mark.parametrize(
+        ("location_zone", "day", "output_zone"),
+        [
+            ("Asia/Kolkata", date(1905, 12, 31), None),
+            ("Africa/Monrovia", date(1971, 6, 1), None),
+            ("America/New_York", date(1946, 1, 1), "Asia/Riyadh"),
+        ],
+    )
+    def test_unavailable_times_answer(self, location_zone, day, output_zone):
+        """The day's unavailable stretches come back, split at the output zone's midnights."""
+        from slotwise import Scheduler
+        from slotwise.testing import ManualClock
+
+        scheduler = Scheduler(clock=ManualClock(datetime(2026, 11, 20, 12, tzinfo=UTC)))
+        company = scheduler.create_company(name="Acme", timezone=location_zone)
+        ws = scheduler.for_company(company.id)
+        ws.locations.create(name="Downtown")
+        service = ws.services.create(name="Massage", duration=60, reason="x")
+        ws.resources.create(name="Ana", reason="x")
+        options = {"timezone_name": output_zone} if output_zone else {}
+
+        gone = _answered_within(
+            60, lambda: ws.availability.unavailable(service.id, day, day, **options)
+        )
+        explained = _answered_within(
+            60,
+            lambda: ws.availability.explain(
+                service.id, datetime.combine(day, datetime.min.time(), UTC).replace(hour=6)
+            ),
+        )
+
+        assert gone.unavailable_times
+        assert {piece.reason_code for piece in gone.unavailable_times} == {Reason.TIME_PAST}
+        assert explained.reasons

@@ -85,4 +85,8 @@ class _Output:
         if self.offset is not None:
             return ((minute + self.offset) // MINUTES_PER_DAY + 1) * MINUTES_PER_DAY - self.offset
         next_day = self.wall(minute)[1] + timedelta(days=1)
-        return _wall(self.zone_name, next_day, 0, "start")
+        found = _wall(self.zone_name, next_day, 0, "start")
+        # An offset with seconds (local mean time, before standard zones: Kolkata +05:21:10
+        # until 1906) puts midnight inside a minute, which is then still the day before: the
+        # next day starts with the minute after it, so a walk from day to day moves on.
+        return found if found > minute else minute + 1
