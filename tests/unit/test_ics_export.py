@@ -255,3 +255,48 @@ class TestRoundTrip:
             (datetime(2026, 11, 26, 5, tzinfo=UTC), datetime(2026, 11, 27, 5, tzinfo=UTC)),
         ]
         assert _merged(expected) == _merged(provider.busy(ana, low, high))
+
+
+class TestBadArguments:
+    """``export_resource`` refuses what is not its arguments' kind with a typed error."""
+
+    @pytest.mark.parametrize(
+        ("since", "error"),
+        [
+            (datetime(2026, 11, 1), "NaiveDatetime"),
+            (date(2026, 11, 1), "InvalidFormat"),
+            ("2026-11-01T00:00:00Z", "InvalidFormat"),
+        ],
+    )
+    def test_since(self, since, error):
+        """A naive datetime, a date or text is refused naming ``since``."""
+        from slotwise.errors import SlotwiseError
+
+        ws, _, cut, ana = _business()
+        _book(ws, cut, ana, TUESDAY)
+
+        with pytest.raises(SlotwiseError) as refused:
+            export_resource(ws, ana.id, since=since)
+
+        assert (error, "since") == (type(refused.value).__name__, refused.value.field)
+
+    def test_since_in_another_zone_compares_as_an_instant(self):
+        """An aware ``since`` in any zone keeps the appointments that end after it."""
+        ws, _, cut, ana = _business()
+        _book(ws, cut, ana, TUESDAY)
+
+        later = export_resource(
+            ws, ana.id, since=(TUESDAY + timedelta(hours=1)).astimezone(NEW_YORK)
+        )
+        earlier = export_resource(ws, ana.id, since=TUESDAY.astimezone(NEW_YORK))
+
+        assert (b"Cut: Ann Lee" in later, b"Cut: Ann Lee" in earlier) == (False, True)
+
+    def test_include_windows_is_a_bool(self):
+        """``include_windows="no"`` is refused, not read as true."""
+        from slotwise.errors import InvalidFormat
+
+        ws, _, _, ana = _business()
+
+        with pytest.raises(InvalidFormat, match="include_windows"):
+            export_resource(ws, ana.id, include_windows="no")

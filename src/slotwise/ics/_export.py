@@ -20,7 +20,8 @@ from typing import Final
 
 import icalendar
 
-from slotwise._time import zone
+from slotwise._time import to_utc, zone
+from slotwise.errors import InvalidFormat
 from slotwise.model import (
     Allocation,
     Appointment,
@@ -295,7 +296,15 @@ def export_resource(
 
     Raises:
         NotFound, Unauthorized: for an unknown or foreign resource.
+        InvalidFormat: when *since* is not a datetime, or *include_windows* not a bool.
+        NaiveDatetime: when *since* has no UTC offset.
     """
+    if since is not None:
+        if not isinstance(since, datetime):
+            raise InvalidFormat(field="since", expected="an aware datetime", value=since)
+        since = to_utc(since, field="since")
+    if not isinstance(include_windows, bool):
+        raise InvalidFormat(field="include_windows", expected="a bool", value=include_windows)
     resource = ws.resources.get(resource_id)
     location = ws.locations.get(resource.location_id)
     calendar = _calendar(resource.name, location.timezone)
