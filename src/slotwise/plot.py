@@ -128,7 +128,8 @@ def availability(
                           fontsize=7, clip_on=True)  # fmt: skip
     axes.set_yticks(range(len(order)))
     axes.set_yticklabels([f"{named.get(r, r)[:16]}  {d:%a %d %b}" for r, d in order], fontsize=8)
-    axes.set_ylim(len(order) - 0.5, -0.5)
+    # No rows (closed for everyone): one empty row's height, not a range of zero height.
+    axes.set_ylim(max(len(order), 1) - 0.5, -0.5)
     axes.set_xlim(low, high)
     step = 1 if high - low <= 12 else 2
     ticks = list(range(int(low), int(high) + 1, step))

@@ -354,6 +354,21 @@ class TestPlot:
 
         assert (11.0, 0.6) in [(round(x, 2), round(y, 2)) for x, y in spans]
 
+    def test_a_range_closed_for_everyone_draws_without_a_warning(self, clinic):
+        """Thanksgiving alone: no rows, a footnote, and no matplotlib warning (a notebook shows them)."""
+        import warnings
+
+        from slotwise.plot import availability
+
+        ws, service, _, _ = clinic
+        closed = ws.availability.times(service.id, THANKSGIVING, THANKSGIVING)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            figure = availability(closed, _gone(clinic, THANKSGIVING, THANKSGIVING))
+
+        assert "closed all day: Thu 26 Nov (Thanksgiving)" in figure.axes[0].get_xlabel()
+        assert figure._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
+
     def test_shows_itself_as_png(self, figure):
         """_repr_png_ renders PNG bytes without pyplot."""
         assert figure._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
