@@ -312,7 +312,9 @@ def frame_of(
             frame[column] = pandas.to_datetime(frame[column]).astype("datetime64[s]")
         elif kind in ("optional int", "str") and frame[column].dtype != dtype(column, kind):
             frame[column] = frame[column].astype(dtype(column, kind))
-    for column in codes:
+    # A code column is categorical whether or not a row holds a code (every day open: no
+    # reason_code at all), so a frame's dtypes do not depend on what the range held.
+    for column in {*codes, *(column for column, kind in schema.items() if kind == "code")}:
         if column in frame.columns:
             frame[column] = frame[column].astype("category")
     return frame

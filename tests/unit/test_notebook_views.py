@@ -204,6 +204,16 @@ class TestFrames:
         assert polars.Date == frame.schema["date"]
         assert polars.String == frame.schema["resource_name"]
 
+    def test_days_all_open_keep_the_code_dtype(self, clinic):
+        """Days without a reason (every day open) type reason_code as days with one: categorical."""
+        ws, service, _, _ = clinic
+        open_days = ws.availability.days(service.id, MONDAY, date(2026, 11, 25)).to_pandas()
+        with_holiday = ws.availability.days(service.id, MONDAY, THANKSGIVING).to_pandas()
+
+        assert open_days["reason_code"].isna().all()
+        assert "category" == str(open_days["reason_code"].dtype)
+        assert open_days.dtypes.astype(str).to_dict() == with_holiday.dtypes.astype(str).to_dict()
+
     def test_polars_with_a_requested_offset(self, clinic):
         """tz_offset -300: polars holds the offset as Etc/GMT+5, full or empty, wall times kept."""
         ws, service, _, _ = clinic
