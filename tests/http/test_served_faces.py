@@ -7,6 +7,9 @@ groups.
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -17,13 +20,19 @@ import pytest
 pytest.importorskip("litestar")
 pytest.importorskip("sqlalchemy")
 
-from ._served import Served, served
+from ._served import Served, child_environment, served
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+def database(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The SQLite file the server serves (the command line writes tokens into it)."""
+    return f"sqlite:///{Path(tmp_path_factory.mktemp('faces')) / 'faces.db'}"
+
+
+@pytest.fixture(scope="module")
+def server(database: str) -> Iterator[Served]:
     """``slotwise serve`` over the demo business in a SQLite file."""
-    with served(f"sqlite:///{Path(tmp_path_factory.mktemp('faces')) / 'faces.db'}") as running:
+    with served(database) as running:
         yield running
 
 
@@ -188,3 +197,27 @@ class TestPatchEveryRecord:
             answer.json()["code"],
             answer.json()["field"],
         )
+
+
+def test_a_limited_token_creates_groups_at_its_location(
+    client: httpx.Client, server: Served, database: str
+):
+    """
+    Decision 42: a token limited to one location that names none creates its groups there
+    (was 401 naming ``companyId``, a field the client never sent).
+    """
+    uptown = client.post("/setup/v1/locations", json={"name": "Uptown desk"}).json()["id"]
+    made = subprocess.run(
+        [sys.executable, "-m", "slotwise", "tokens", "create", "--db", database,
+         "--company", server.ids["company"], "--location", uptown, "--label", "uptown desk"],
+        capture_output=True, text=True, env=child_environment(), timeout=120, check=True,
+    )  # fmt: skip
+    token = re.search(r"^token:\s+(\S+)", made.stdout, re.MULTILINE)
+    assert token is not None, made.stdout
+    desk = {"Authorization": f"Bearer {token.group(1)}"}
+
+    staff = client.post("/consumer/v1/resourcegroups", json={"name": "Staff"}, headers=desk)
+    menu = client.post("/setup/v1/servicegroups", json={"name": "Menu"}, headers=desk)
+
+    assert (201, 201) == (staff.status_code, menu.status_code), staff.text + menu.text
+    assert (uptown, uptown) == (staff.json()["locationId"], menu.json()["locationId"])

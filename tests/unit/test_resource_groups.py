@@ -142,6 +142,18 @@ class TestGetAndList:
             restricted.resource_groups.delete(downtown.id)
         assert [everyone, downtown] == _stored(ws)
 
+    def test_a_limited_principal_naming_no_location_gets_its_first(
+        self, scheduler: Scheduler, ws: Workspace, location: Location, branch: Location
+    ):
+        """Decision 42: a branch-only principal's group without location_id is the branch's."""
+        restricted = scheduler.for_company(location.company_id, location_ids=frozenset({branch.id}))
+
+        made = restricted.resource_groups.create(name="Branch staff")
+        everyone = ws.resource_groups.create(name="Everyone")
+
+        assert (branch.id, None) == (made.location_id, everyone.location_id)
+        assert [made, everyone] == _stored(ws)
+
 
 class TestUpdate:
     def test_changes_named_fields(self, ws: Workspace, location: Location):

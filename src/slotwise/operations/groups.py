@@ -47,11 +47,11 @@ class GroupOperationsBase(AllPages[G], Generic[G]):
         location_id = fields.get("location_id")
         values = {key: value for key, value in fields.items() if key != "location_id"}
         with ctx.store.transaction() as tx:
-            if location_id is not None:
+            if location_id is not None or ctx.principal.location_ids is not None:
+                # Decision 42: a principal limited to some locations that names none gets its
+                # first permitted one (a group with no location is company-wide, decision 37,
+                # which such a principal may not make).
                 location_id = ctx.location(tx, location_id).id
-            else:
-                # A group not tied to a location is company-wide (decision 37).
-                ctx.require_company_wide(field="company_id", value=ctx.company_id)
             group: G = self.kind.record(
                 id=ctx.ids.new_id(), company_id=ctx.company_id, location_id=location_id, **values
             )

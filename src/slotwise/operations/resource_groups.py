@@ -57,8 +57,8 @@ class ResourceGroupOperations(GroupOperationsBase[ResourceGroup]):
             FieldRequired: when ``name`` is missing or blank.
             FieldTooLong: when ``name`` is over 255 characters.
             NotFound, Unauthorized: when ``location_id`` names an unknown or foreign location.
-            Unauthorized: when a principal limited to some locations names no location (a
-                company-wide group, decision 37).
+            NotFound: when a principal limited to some locations names no location and has
+                none of its locations left (it gets its first permitted one, decision 42).
         """
         return self._create(fields)
 
