@@ -250,3 +250,18 @@ class TestConstraints:
     def test_error_bodies_always_have_field(self):
         """ErrorBody lists field as required (null when no field applies, decision 44)."""
         assert "field" in _component("ErrorBody")["required"]
+
+    def test_operations_reading_a_body_document_415(self):
+        """Every operation with a request body documents 415 (decision 45); none without one."""
+        paths = _service.app.openapi_schema.to_schema()["paths"]
+        operations = [
+            operation
+            for methods in paths.values()
+            for method, operation in methods.items()
+            if method in ("get", "post", "put", "delete")
+        ]
+        with_body = [o for o in operations if "requestBody" in o]
+
+        assert with_body
+        assert all("415" in o["responses"] for o in with_body)
+        assert not any("415" in o["responses"] for o in operations if "requestBody" not in o)

@@ -86,11 +86,21 @@ ERROR_RESPONSES: Final = {
 }
 
 
-def error_responses() -> dict[int, ResponseSpec]:
-    """Return the documented error answers every route may give (decision 40)."""
+_UNSUPPORTED_MEDIA: Final = (
+    "The body is not sent as a type the operation reads (decision 45: JSON, or a JSON Patch "
+    "where the PUT takes one); allowed lists the accepted types."
+)
+
+
+def error_responses(*, reads_body: bool = False) -> dict[int, ResponseSpec]:
+    """
+    Return the documented error answers a route may give (decision 40); a route that reads a
+    body may also answer 415.
+    """
+    texts = {**ERROR_RESPONSES, 415: _UNSUPPORTED_MEDIA} if reads_body else ERROR_RESPONSES
     return {
         status: ResponseSpec(data_container=ErrorBody, description=text)
-        for status, text in ERROR_RESPONSES.items()
+        for status, text in sorted(texts.items())
     }
 
 
@@ -245,7 +255,7 @@ def handler(
     serve.__doc__ = function.__doc__
     serve.__signature__ = inspect.Signature(signature, return_annotation=returns)  # type: ignore[attr-defined]
     serve.__annotations__ = {p.name: p.annotation for p in signature} | {"return": returns}
-    responses = error_responses()
+    responses = error_responses(reads_body=plan.body is not None)
     headers = [ResponseHeader(name="Deprecation", value="true")] if route.deprecated else None
     hooks = {"before_request": read_body} if plan.body is not None else {}
     opt = {
