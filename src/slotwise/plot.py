@@ -100,8 +100,9 @@ def availability(
     rows = _rows(times, unavailable)
     low, high = _span(rows)
     if unavailable is not None:
-        for bars in rows.values():
-            bars.extend(_gaps(bars, low, high))
+        for (_, day), bars in rows.items():
+            begin, end = _searched_hours(unavailable, day, low, high)
+            bars.extend(_gaps(bars, begin, end))
     # A date closed for everyone (a Sunday, a holiday) is a footnote, not a grey row per person.
     closed = _closed_dates(rows, low, high)
     order = sorted(
@@ -220,6 +221,25 @@ def _span(rows: dict[tuple[str, date], list[Bar]]) -> tuple[float, float]:
     if not inside:
         return 0.0, 24.0
     return float(math.floor(min(b for b, _ in inside))), float(math.ceil(max(e for _, e in inside)))
+
+
+def _searched_hours(
+    unavailable: UnavailableTimes, day: date, low: float, high: float
+) -> tuple[float, float]:
+    """
+    Return the part of ``[low, high)`` on *day* that the query searched: with an output zone
+    other than the location's, the first and last dates shown begin and end inside the search,
+    and the time outside it is neither free nor unavailable.
+    """
+    if unavailable.searched is None or not unavailable.unavailable_times:
+        return low, high
+    tz = unavailable.unavailable_times[0].start.tzinfo
+    first, last = (instant.astimezone(tz) for instant in unavailable.searched)
+    if first.date() == day:
+        low = max(low, _hour(first, day))
+    if last.date() == day:
+        high = min(high, _hour(last, day))
+    return low, high
 
 
 def _gaps(bars: list[Bar], low: float, high: float) -> list[Bar]:

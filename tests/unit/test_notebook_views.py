@@ -382,3 +382,69 @@ class TestPlot:
     def test_shows_itself_as_png(self, figure):
         """_repr_png_ renders PNG bytes without pyplot."""
         assert figure._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+class TestOutsideTheSearch:
+    """
+    New York dates 24-25 Nov asked in Tokyo time: the search runs from Tue 24 Nov 14:00 to
+    Thu 26 Nov 14:00 there, so the first and last dates shown are searched only in part.
+    """
+
+    @pytest.fixture
+    def tokyo(self):
+        """One open-all-day resource, its two dates' times and unavailable times in Tokyo."""
+        scheduler = Scheduler(clock=ManualClock(datetime(2026, 11, 20, 12, tzinfo=UTC)))
+        company = scheduler.create_company(name="Acme", timezone="America/New_York")
+        ws = scheduler.for_company(company.id)
+        ws.locations.create(name="Downtown")
+        service = ws.services.create(name="Massage", duration=60, reason="x")
+        ws.resources.create(name="Ana", reason="x")
+        first, last = date(2026, 11, 24), date(2026, 11, 25)
+        times = ws.availability.times(service.id, first, last, timezone_name="Asia/Tokyo")
+        gone = ws.availability.unavailable(service.id, first, last, timezone_name="Asia/Tokyo")
+        return times, gone
+
+    def test_searched_is_the_location_dates(self, tokyo):
+        """``searched``: New York midnight of the 24th to midnight after the 25th."""
+        _, gone = tokyo
+
+        assert (
+            datetime(2026, 11, 24, 5, tzinfo=UTC),
+            datetime(2026, 11, 26, 5, tzinfo=UTC),
+        ) == gone.searched
+
+    def test_the_grid_marks_time_outside_the_search(self, tokyo):
+        """Tue 03:00 and Thu 20:00 Tokyo are 'not searched', never free."""
+        _, gone = tokyo
+        rows = dict(re.findall(r"<tr><th>(\d\d:00)</th>(.*?)</tr>", gone._repr_html_()))
+
+        def cells(hour: str) -> list[str]:
+            return re.findall(r"<td class='([^']*)'", rows[hour])
+
+        assert "sw-out" == cells("03:00")[0]  # Tuesday, before the search
+        assert "sw-out" == cells("20:00")[-1]  # Thursday, after it
+        assert "sw-out" not in cells("03:00")[1:-1]  # Wednesday is searched all day
+        assert "out not searched" in gone._repr_html_()
+
+    def test_the_plot_draws_no_free_time_outside_the_search(self, tokyo):
+        """No 'free, but no slot fits' bar before Tue 14:00 or after Thu 14:00."""
+        from slotwise.plot import KINDS, availability
+
+        times, gone = tokyo
+        figure = availability(times, gone)
+        axes = figure.axes[0]
+        labels = [label.get_text() for label in axes.get_yticklabels()]
+        nofit = matplotlib.colors.to_rgba(KINDS["nofit"][1])
+        spans: dict[str, list[tuple[float, float]]] = {}
+        for collection in axes.collections:
+            if tuple(collection.get_facecolor()[0]) != nofit:
+                continue
+            for path in collection.get_paths():
+                xs, ys = path.vertices[:, 0], path.vertices[:, 1]
+                row = labels[round((ys.min() + ys.max()) / 2)]
+                spans.setdefault(row, []).append((xs.min(), xs.max()))
+
+        tuesday = [s for row, found in spans.items() if "Tue 24" in row for s in found]
+        thursday = [s for row, found in spans.items() if "Thu 26" in row for s in found]
+        assert all(begin >= 14 for begin, _ in tuesday)
+        assert all(end <= 14 for _, end in thursday)

@@ -65,6 +65,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from slotwise._time import (
+    MINUTES_PER_DAY,
     to_utc,
 )
 from slotwise.rules.intervals import Interval, IntervalSet
@@ -75,6 +76,7 @@ from ._minutes import (
     _ceil_minute,
     _floor_minute,
     _instant,
+    _wall,
 )
 from ._setup import effective_duration, slot_step
 from .days import _Days
@@ -289,6 +291,10 @@ def unavailable_times(
         zone_name=str(calc.output.tz),
         resources=tuple(res.id for res in calc.candidates),
         padding=tuple(item[2] for item in padding),
+        searched=(
+            calc.output.instant(_wall(calc.zone_name, query.start_date, 0, "start")),
+            calc.output.instant(_wall(calc.zone_name, query.end_date, MINUTES_PER_DAY, "end")),
+        ),
         title=title_text(
             snapshot.service.name,
             snapshot.location.name,

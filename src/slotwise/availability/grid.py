@@ -17,7 +17,7 @@ from __future__ import annotations
 import collections
 import html
 from collections.abc import Callable, Iterable
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any, Final, Literal
 
 import attrs
@@ -52,11 +52,13 @@ _STYLE: Final = (
     ".sw-SH,.sw-RH,.sw-AL{background:#f3f0e0}"
     ".sw-CB,.sw-SB,.sw-RB,.sw-EB{background:#fde2cf}"
     ".sw-BK,.sw-DL{background:#f8d0d0}"
+    ".sw-out{background:#fafafa;color:#bbb}"
     ".sw-legend{font:11px system-ui,sans-serif;color:#555}"
     "</style>"
 )
 _FREE: Final = "free"
-_CLOSED: Final = frozenset({"TP", "BA", "CL", "HO"})
+_OUTSIDE: Final = "out"
+_CLOSED: Final = frozenset({"TP", "BA", "CL", "HO", _OUTSIDE})
 
 
 @attrs.frozen
@@ -194,6 +196,18 @@ def unavailable_html(result: Any, *, view: UnavailableView = "combined") -> str:
         texts.setdefault(code, stretch.reason)
         _cover(covered, stretch.resource_id or "", stretch.start, stretch.end, code)
     dates = _dates(stretches[0].date, max(stretch.date for stretch in stretches))
+    if result.searched is not None:
+        # Another output zone than the location's: the first and last dates shown begin and
+        # end outside the search, which is neither free nor unavailable.
+        tz = stretches[0].start.tzinfo
+        low, high = (instant.astimezone(tz) for instant in result.searched)
+        shown = (datetime.combine(dates[0], time(), tz), datetime.combine(dates[-1], time(), tz))
+        outside = [(shown[0], low), (high, shown[1] + timedelta(days=1))]
+        for rid in names:
+            for begin, end in outside:
+                _cover(covered, rid, begin, end, _OUTSIDE)
+        if any(begin < end for begin, end in outside):
+            texts[_OUTSIDE] = "not searched"
 
     def state(rid: str, day: date, hour: int) -> str:
         counts = covered.get((rid, day, hour), collections.Counter())

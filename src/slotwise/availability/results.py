@@ -309,6 +309,10 @@ class UnavailableTimes(Named, Tabular):
     """The zone the times are in (the query's offset or zone, else the location's)."""
     _title: str = attrs.field(default="", eq=False, alias="title")
     """The query in words (service, location, dates, zone); see :attr:`title`."""
+    _searched: tuple[datetime, datetime] | None = attrs.field(
+        default=None, eq=False, alias="searched"
+    )
+    """The searched instants: the first location date's midnight to the one after the last."""
     _row_class = UnavailableTime
     _extra_columns = ("resource_name", "entity_name")
 
@@ -323,6 +327,17 @@ class UnavailableTimes(Named, Tabular):
         row["entity_name"] = (
             self.name_of(row["entity_id"]) if row["entity_type"] != "block" else row["reason"]
         )
+
+    @property
+    def searched(self) -> tuple[datetime, datetime] | None:
+        """
+        The instants searched: from midnight of the first location date to midnight after the
+        last (``None`` for a result not made by a query). With an output zone other than the
+        location's, the dates shown begin and end inside it; views leave time outside it out.
+
+        .. versionadded:: 0.2
+        """
+        return self._searched
 
     def resource_names(self) -> dict[str, str]:
         """
