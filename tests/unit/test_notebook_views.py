@@ -448,3 +448,18 @@ class TestOutsideTheSearch:
         thursday = [s for row, found in spans.items() if "Thu 26" in row for s in found]
         assert all(begin >= 14 for begin, _ in tuesday)
         assert all(end <= 14 for _, end in thursday)
+
+
+def test_no_resource_is_not_said_to_be_nothing_unavailable():
+    """A service nobody performs: the view says nothing is bookable, not 'nothing unavailable'."""
+    scheduler = Scheduler(clock=ManualClock(datetime(2026, 11, 20, 12, tzinfo=UTC)))
+    company = scheduler.create_company(name="Acme", timezone="America/New_York")
+    ws = scheduler.for_company(company.id)
+    ws.locations.create(name="Downtown")
+    service = ws.services.create(name="Massage", duration=60, reason="x")
+
+    gone = ws.availability.unavailable(service.id, date(2026, 11, 23), date(2026, 11, 24))
+
+    assert "nothing is bookable" in repr(gone)
+    assert "nothing is bookable" in gone._repr_html_()
+    assert "nothing unavailable" not in gone._repr_html_()

@@ -184,7 +184,14 @@ def unavailable_html(result: Any, *, view: UnavailableView = "combined") -> str:
     stretches = list(result.unavailable_times)
     caption = f"Unavailable: {result.title}"
     if not stretches:
-        return f"{_STYLE}<p class='sw-grid'>{html.escape(caption)}: nothing unavailable.</p>"
+        # Unavailable time is per resource (decision 15): with no candidate there is none, yet
+        # nothing can be booked either.
+        said = (
+            "nothing unavailable"
+            if result.resource_names()
+            else ("no resource takes the service here, so nothing is bookable")
+        )
+        return f"{_STYLE}<p class='sw-grid'>{html.escape(caption)}: {said}.</p>"
     names = result.resource_names()
     # Minutes of each (resource, date, hour) covered by each code, in the stretches' wall time.
     covered: dict[tuple[str, date, int], collections.Counter[str]] = collections.defaultdict(

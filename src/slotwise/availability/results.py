@@ -385,6 +385,8 @@ class UnavailableTimes(Named, Tabular):
     def __repr__(self) -> str:
         stretches = self.unavailable_times
         if not stretches:
+            if not self._resources:
+                return "UnavailableTimes(no resource takes the service here: nothing is bookable)"
             return "UnavailableTimes(nothing unavailable)"
         codes = count_codes(stretch.reason_code.value for stretch in stretches)
         span = range_text(stretches[0].date, stretches[-1].date)
