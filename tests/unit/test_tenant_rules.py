@@ -464,3 +464,27 @@ class TestNoPrincipalEverywhere:
 
         assert called > 100
         assert [] == stored(ws, OutboxEvent)
+
+
+class TestCustomersAreTheCompanys:
+    """docs/semantics.md, "Customers and limited principals": one customer, every branch."""
+
+    def test_a_branch_desk_books_and_updates_a_customer_met_downtown(
+        self, ws: Workspace, downtown: Place, branch: Place, at_branch: Workspace
+    ):
+        """The branch finds Ann (booked downtown), books her, updates her; downtown's booking stays hidden."""
+        first = book(ws, downtown.service, downtown.resource, at(1000))
+        assert first.customer_id is not None
+
+        found = at_branch.customers.get(first.customer_id)
+        again = book(at_branch, branch.service, branch.resource, at(1100))
+        updated = at_branch.customers.update(first.customer_id, phone="2125550100")
+
+        assert (found.id, again.customer_id, updated.phone) == (
+            first.customer_id,
+            first.customer_id,
+            "2125550100",
+        )
+        assert 1 == len(stored(ws, Customer))
+        with pytest.raises(Unauthorized):
+            at_branch.appointments.get(first.id)
