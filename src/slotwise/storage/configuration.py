@@ -49,7 +49,6 @@ from slotwise.storage._configuration_records import CONFIGURATION_KINDS, Configu
 from slotwise.storage.batched import (
     ReadAgain,
     appointments_occupying,
-    insert_new,
     insert_numbered,
     last_read,
     prefetch,
@@ -395,6 +394,9 @@ class CachedUnit(CachedReader):
     def __init__(self, tx: Transaction, configuration: Configuration) -> None:
         super().__init__(tx, configuration)
         self._tx = tx
+        # The store's own ``insert_new`` (or plain ``insert``), found once per unit: a booking
+        # inserts three records.
+        self._insert_new: Callable[[Record], None] = getattr(tx, "insert_new", None) or tx.insert
 
     def _writable(self, kind: type[Any]) -> None:
         if kind in CONFIGURATION_KINDS:
@@ -406,8 +408,9 @@ class CachedUnit(CachedReader):
 
     def insert_new(self, record: Record, /) -> None:
         """The store's ``insert_new`` (see :func:`slotwise.storage.batched.insert_new`)."""
-        self._writable(type(record))
-        insert_new(self._tx, record)
+        if type(record) in CONFIGURATION_KINDS:
+            self._writable(type(record))
+        self._insert_new(record)
 
     def insert_numbered(self, numbered: Callable[[int], OutboxEvent], /) -> None:
         """The store's ``insert_numbered`` (see :func:`slotwise.storage.batched.insert_numbered`)."""
