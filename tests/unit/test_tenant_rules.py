@@ -264,19 +264,23 @@ class TestCompanyWideRecords:
     def test_groups_not_tied_to_a_location_are_refused(
         self, ws: Workspace, at_branch: Workspace, branch: Place, kind: str
     ):
-        """A limited principal may not create, update or delete a group of no location."""
+        """
+        A limited principal may not update or delete a group of no location; one it creates
+        naming no location is made at its first permitted location (decision 42), never
+        company-wide.
+        """
         shared = getattr(ws, kind).create(name="Shared")
         operations = getattr(at_branch, kind)
         before = getattr(ws, kind).list().data
 
-        with pytest.raises(Unauthorized):
-            operations.create(name="Mine")
         with pytest.raises(Unauthorized):
             operations.update(shared.id, name="Mine")
         with pytest.raises(Unauthorized):
             operations.delete(shared.id)
 
         assert before == getattr(ws, kind).list().data
+        mine = operations.create(name="Mine")
+        assert branch.location.id == mine.location_id
         own = operations.create(name="Own", location_id=branch.location.id)
         assert "Own 2" == operations.update(own.id, name="Own 2").name
 
