@@ -14,6 +14,7 @@ from slotwise import (
     FieldTooLong,
     Holiday,
     InconsistentFields,
+    InvalidTimeZone,
     LocationSettings,
     NotFound,
     Reminder,
@@ -65,6 +66,14 @@ class TestCreate:
             ws.locations.create_many([{"name": "Fine"}, {"name": "z" * 51}])
 
         assert ws.locations.list().total == 0
+
+    def test_bulk_create_names_the_refused_location(self, ws: Workspace):
+        """A location refused after the call boundary is named by its place: locations[1]."""
+        with pytest.raises(InvalidTimeZone) as info:
+            ws.locations.create_many([{"name": "Fine"}, {"name": "Moon", "timezone": "Mars/Base"}])
+
+        assert "locations[1].timezone" == info.value.field
+        assert info.value.message.startswith("locations[1].timezone must be")
 
     def test_is_24_hours_is_normalised(self, ws: Workspace):
         """A 24-hour day is stored open 0..2400 whatever times were sent."""

@@ -220,7 +220,7 @@ class TestCreate:
             ws.resources.create(name="C", reason="r", linked_service_ids=["svc-missing"])
 
         assert resource.linked_service_ids == ("svc-branch", "svc-company")
-        assert elsewhere.value.field == "linked_service_ids"
+        assert elsewhere.value.field == "linked_service_ids[0]"
         assert [resource] == _stored(ws)
 
     def test_one_string_of_service_ids_is_refused(self, ws: Workspace, location: Location):
@@ -363,6 +363,28 @@ class TestBulkUpdate:
             ws.resources.update_many([(a.id, {"name": "A2"}), ("nope", {"name": "X"})])
 
         assert before == _stored(ws)
+
+    def test_refusal_names_the_update_it_is_about(self, ws: Workspace, location: Location):
+        """A field refused after the call boundary names its update: updates[1][1].timezone."""
+        a = ws.resources.create(name="A", reason="r")
+
+        with pytest.raises(InvalidTimeZone) as info:
+            ws.resources.update_many([(a.id, {"name": "A2"}), (a.id, {"timezone": "Mars/Base"})])
+
+        assert "updates[1][1].timezone" == info.value.field
+        assert info.value.message.startswith("updates[1][1].timezone must be")
+
+    def test_link_names_the_refused_service_by_its_place(
+        self, ws: Workspace, location: Location, resource: Resource
+    ):
+        """The second of two services to link, missing, is service_ids[1]."""
+        _add_service(ws, location, "svc-here")
+
+        with pytest.raises(InvalidReference) as info:
+            ws.resources.link_services(resource.id, ["svc-here", "svc-missing"])
+
+        assert "service_ids[1]" == info.value.field
+        assert info.value.message.startswith("service_ids[1]: ")
 
 
 class TestDeleteAndRecover:
@@ -672,7 +694,7 @@ class TestLinkedServices:
         with pytest.raises(InvalidReference) as info:
             ws.resources.link_services(resource.id, ["svc-branch"])
 
-        assert info.value.field == "linked_service_ids"
+        assert info.value.field == "service_ids[0]"
         assert [resource] == _stored(ws)
 
     def test_deleted_resource_is_refused(

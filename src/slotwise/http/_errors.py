@@ -32,7 +32,9 @@ from slotwise.errors import (
 from ._wire import wire_name
 
 __all__ = [
+    "BODY",
     "CHOICES",
+    "ITEM_ID",
     "REQUEST_ID",
     "WIRE_NAMES",
     "ErrorBody",
@@ -90,6 +92,12 @@ WIRE_NAMES: Final = "slotwise_wire_names"
 CHOICES: Final = "slotwise_choices"
 """The key of a route handler's ``opt`` holding the accepted values of its fixed-choice fields."""
 
+BODY: Final = "body"
+"""The wire name of a route's whole body; a path inside it is named from its root."""
+ITEM_ID: Final = "[id]"
+"""The key, in a route's wire names, of the body items' id key where the operation takes
+``(id, changes)`` pairs (no Python name is spelt so)."""
+
 _AS_SENT: Final = "_slotwise_as_sent"
 
 
@@ -136,6 +144,9 @@ def on_slotwise_error(request: Request[Any, Any, Any], error: SlotwiseError) -> 
 _SNAKE: Final = re.compile(r"(?<![\w'\"])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w'\"])")
 _NAME = re.compile(r"(?<![\w'\"])([a-z][a-z0-9]*(?:_[a-z0-9]+)+|start|end)(?![\w'\"])")
 _HEAD: Final = re.compile(r"([^.\[]*)(.*)", re.S)
+_ROOT_KEY: Final = re.compile(r"\['([A-Za-z_]\w*)'\]")
+_ITEM: Final = re.compile(r"\[\d+\]")
+_PAIR: Final = re.compile(r"(\[\d+\])\[([01])\]")
 
 
 def wire_field(field: str) -> str:
@@ -152,7 +163,35 @@ def wire_path(field: str, names: Mapping[str, str]) -> str:
     (a path placeholder, a query parameter, a body field), the rest by the records' names.
     """
     head, rest = _HEAD.match(field).groups()  # type: ignore[union-attr]
-    return (names.get(head) or wire_field(head)) + wire_field(rest)
+    wire = names.get(head) or wire_field(head)
+    if wire == BODY and rest:
+        return _in_body(rest, names)
+    return wire + wire_field(rest)
+
+
+def _in_body(path: str, names: Mapping[str, str]) -> str:
+    """
+    Return the path *path* inside a whole body as JSON names it from the body's root, as the
+    decoder does: ``['mon'].start_time`` -> ``mon.startTime``, ``[1].timezone`` ->
+    ``[1].timezoneId``; an ``(id, changes)`` pair is the item itself (``[1][0]`` -> ``[1].id``).
+    """
+    item = ""
+    pair = _PAIR.match(path)
+    if pair and ITEM_ID in names:
+        item, path = pair.group(1), path[pair.end() :]
+        if pair.group(2) == "0":
+            path = "." + names[ITEM_ID] + path
+    else:
+        index = _ITEM.match(path)
+        if index:
+            item, path = index.group(0), path[index.end() :]
+    key = _ROOT_KEY.match(path)
+    if key:
+        path = key.group(1) + path[key.end() :]
+    path = path.removeprefix(".")
+    head, rest = _HEAD.match(path).groups()  # type: ignore[union-attr]
+    named = (names.get(head) or wire_field(head)) + wire_field(rest) if head else wire_field(rest)
+    return f"{item}.{named}" if item and named and named[0] != "[" else item + named
 
 
 def wire_text(message: str, names: Mapping[str, str]) -> str:
@@ -184,9 +223,11 @@ def on_the_wire(body: dict[str, Any], names: Mapping[str, str]) -> dict[str, Any
             wire_head = _HEAD.match(wire).group(1)  # type: ignore[union-attr]
             # The whole path first (``repeat.month_day``), then its head wherever it stands as
             # a word (``end`` in "endTime" is no name of its own).
-            message = _word(field).sub(wire, message)
-            if head and head != wire_head:
-                message = _word(head).sub(wire_head, message)
+            message = _word(field).sub(lambda _: wire, message)
+            # A path inside a whole body has no head of the client's (``[1].timezone``).
+            inside = names.get(head) == BODY and head != field
+            if head and head != wire_head and not inside:
+                message = _word(head).sub(lambda _: wire_head, message)
     body["message"] = wire_text(message, names)
     if isinstance(body.get("allowed"), str):
         # A limit may name another argument ("at most 366 days from start_date ...").

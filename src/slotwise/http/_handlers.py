@@ -342,8 +342,8 @@ def _body(
         data = patched(route, plan, workspace, arguments, data, lookups)
     if route.whole_body is not None:
         value = to_python(data)
-        if route.operation == "resources.update_many":
-            value = [(item.pop("id", None), item) for item in value]
+        if route.id_key is not None:
+            value = [(item.pop(route.id_key, None), item) for item in value]
         return {route.whole_body: value}
     fields: dict[str, Any] = to_python(data)
     return fields

@@ -29,6 +29,7 @@ from slotwise.paging import MAX_LIMIT
 
 from ._bodies import PatchOperation, body_struct, fields_of, input_type
 from ._constraints import query_keywords
+from ._errors import BODY, ITEM_ID
 from ._routes import Route
 from ._wire import camel, wire_name
 
@@ -184,14 +185,20 @@ class Plan:
         names: dict[str, str] = {}
         for name, *_ in self.body_items:
             names[name] = route.rename.get(name) or wire_name(route.record, name)
-        if isinstance(self.body, type) and issubclass(self.body, msgspec.Struct):
-            names.update({python: wire for wire, python in fields_of(self.body).items()})
-        elif get_origin(self.body) in (Union, types.UnionType):
-            for member in get_args(self.body):
-                if isinstance(member, type) and issubclass(member, msgspec.Struct):
-                    names.update({python: wire for wire, python in fields_of(member).items()})
+        # A list body's items have the fields of its struct (a bulk change's timezoneId).
+        members = (
+            get_args(self.body)
+            if get_origin(self.body) in (Union, types.UnionType, list)
+            else (self.body,)
+        )
+        for member in members:
+            if isinstance(member, type) and issubclass(member, msgspec.Struct):
+                names.update({python: wire for wire, python in fields_of(member).items()})
         if route.whole_body is not None:
-            names[route.whole_body] = "body"
+            # Decision 44: a path inside the body is named from its root (``mon.startTime``).
+            names[route.whole_body] = BODY
+        if route.id_key is not None:
+            names[ITEM_ID] = route.id_key
         for name, *_ in self.query:
             wire = route.rename.get(name) or camel(name)
             names[name] = names[f"q_{name}"] = wire
@@ -230,9 +237,9 @@ class Plan:
         name = "".join(part.title() for part in route.operation.replace(".", "_").split("_"))
         if route.whole_body is not None:
             (hint,) = [hint for key, hint, *_ in self.body_items if key == route.whole_body]
-            if route.operation == "resources.update_many":
+            if route.id_key is not None:
                 changes = get_args(get_args(hint)[0])[1]
-                items = {"id": str, **typing.get_type_hints(changes, include_extras=True)}
+                items = {route.id_key: str, **typing.get_type_hints(changes, include_extras=True)}
                 return list[body_struct(f"{name}Item", items, record=route.record, rename={})]  # type: ignore[misc]
             if route.whole_body == "days":
                 from slotwise.model import WeeklyHours

@@ -186,6 +186,7 @@ SPEC_ROUTES: Final[tuple[Route, ...]] = (
         "resources.update_many",
         "Change several resources at once: a list of {id, ...changes}",
         whole_body="updates",
+        id_key="id",
         record=Resource,
     ),
     _r("GET", f"{S}/resources/timezones", "resources.timezones", "Time zone names"),

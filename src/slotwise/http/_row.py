@@ -31,6 +31,9 @@ class Route:
     """Parameters read from the query string although the method has a body."""
     whole_body: str | None = None
     """The parameter that receives the whole body (a weekday object, a list) instead of fields."""
+    id_key: str | None = None
+    """The key of each item of a list body that holds its record's id: the operation takes
+    ``(id, changes)`` pairs (a bulk change)."""
     record: type | None = None
     """The record the operation creates or changes: its spec names apply to the body."""
     rename: Mapping[str, str] = attrs.field(factory=dict)

@@ -21,7 +21,7 @@ import attrs
 from slotwise.errors import InvalidFormat, SlotwiseError
 from slotwise.model import DayHours, DayWindow, RepeatRule
 
-__all__ = ["Partial", "given_whole", "placed", "resolved"]
+__all__ = ["Partial", "given_whole", "placed", "renamed", "resolved"]
 
 _WHOLE: Final = frozenset({RepeatRule, DayHours, DayWindow})
 """Records given whole even in an update: their fields are read together (a repeat's weekdays
@@ -92,10 +92,32 @@ def placed(error: SlotwiseError, path: str, names: Mapping[str, str]) -> Slotwis
     """
     own = getattr(error, "field", None)
     if isinstance(own, str) and (own in names or own in names.values()):
-        whole = f"{path}.{own}"
-        error.field = whole  # type: ignore[attr-defined]
-        # The message names the field first; a later mention (a quoted value) stays as it is.
-        pattern = rf"(?<![\w.]){re.escape(own)}(?![\w])"
-        error.message = re.sub(pattern, whole, error.message, count=1)
-        error.args = (error.message,)
+        _named(error, own, f"{path}.{own}")
     return error
+
+
+_HEAD: Final = re.compile(r"[^.\[]*")
+
+
+def renamed(error: SlotwiseError, heads: Mapping[str, str]) -> SlotwiseError:
+    """
+    Return *error* with the head of its field renamed by *heads*: an item of a list names
+    its place in it (``timezone`` of the second location is ``locations[1].timezone``).
+
+    A field whose head is not in *heads* (the caller's company, no field at all) is left as it
+    is: it names no part of the item.
+    """
+    own = getattr(error, "field", None)
+    if isinstance(own, str):
+        head = _HEAD.match(own).group(0)  # type: ignore[union-attr]
+        if head in heads:
+            _named(error, own, heads[head] + own[len(head) :])
+    return error
+
+
+def _named(error: SlotwiseError, own: str, whole: str) -> None:
+    error.field = whole  # type: ignore[attr-defined]
+    # The message names the field first; a later mention (a quoted value) stays as it is.
+    pattern = rf"(?<![\w.]){re.escape(own)}(?![\w])"
+    error.message = re.sub(pattern, lambda _: whole, error.message, count=1)
+    error.args = (error.message,)

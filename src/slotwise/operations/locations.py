@@ -12,7 +12,7 @@ from typing import Required, TypedDict, Unpack
 
 import attrs
 
-from slotwise.errors import DuplicateRecord
+from slotwise.errors import DuplicateRecord, SlotwiseError
 from slotwise.model import (
     Address,
     BusinessHours,
@@ -32,7 +32,7 @@ from slotwise.operations._deletion import delete_location
 from slotwise.paging import DEFAULT_LIMIT, AllPages, Page, paginate
 from slotwise.storage.protocol import Reader, Transaction
 
-from ._partial import resolved
+from ._partial import renamed, resolved
 
 __all__ = ["LocationChanges", "LocationFields", "LocationOperations", "LocationSettingsEntry"]
 
@@ -122,9 +122,21 @@ class LocationOperations(AllPages[Location]):
 
         Raises:
             Unauthorized: when the principal is limited to some locations (decision 37).
+            ValidationError: for the first invalid location, naming its place
+                (``locations[1].timezone``); nothing is created.
         """
+        keys = LocationFields.__required_keys__ | LocationFields.__optional_keys__
+        created: list[Location] = []
         with self._ctx.store.transaction() as tx:
-            return [self._create(tx, fields) for fields in locations]
+            for index, fields in enumerate(locations):
+                try:
+                    created.append(self._create(tx, fields))
+                except SlotwiseError as error:
+                    # A location checked after the call boundary names its place as the
+                    # boundary's own checks do (``locations[1].name``).
+                    heads = {key: f"locations[{index}].{key}" for key in keys}
+                    raise renamed(error, heads) from error.__cause__
+        return created
 
     def _create(self, tx: Transaction, fields: LocationFields) -> Location:
         ctx = self._ctx

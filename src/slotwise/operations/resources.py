@@ -19,6 +19,7 @@ from slotwise.errors import (
     FieldRequired,
     InvalidFormat,
     InvalidReference,
+    SlotwiseError,
 )
 from slotwise.model import (
     Address,
@@ -38,7 +39,7 @@ from slotwise.operations._context import Context
 from slotwise.paging import AllPages
 from slotwise.storage.protocol import Reader, Transaction
 
-from ._partial import resolved
+from ._partial import renamed, resolved
 from ._resource_access import resource_event
 from .resource_calendars import ResourceCalendarOperations
 from .resource_hours import ResourceHoursOperations
@@ -189,12 +190,34 @@ class ResourceOperations(
         resource named twice ends with both sets of changes.
 
         Raises:
-            the errors of :meth:`update`, for the first update that fails.
+            the errors of :meth:`update`, for the first update that fails, naming its place:
+                ``updates[1][0]`` for the second update's id, ``updates[1][1].timezone`` for a
+                field of its changes.
         """
+        keys = ResourceChanges.__required_keys__ | ResourceChanges.__optional_keys__
+        changed: builtins.list[Resource] = []
         with self._ctx.store.transaction() as tx:
-            return [self._update(tx, resource_id, changes) for resource_id, changes in updates]
+            for index, (resource_id, changes) in enumerate(updates):
+                try:
+                    changed.append(self._update(tx, resource_id, changes))
+                except SlotwiseError as error:
+                    # An update checked after the call boundary names its place as the
+                    # boundary's own checks do (``updates[1][1].name``).
+                    place = f"updates[{index}]"
+                    heads = {key: f"{place}[1].{key}" for key in keys}
+                    raise renamed(
+                        error, {**heads, "resource_id": f"{place}[0]"}
+                    ) from error.__cause__
+        return changed
 
-    def _update(self, tx: Transaction, resource_id: str, changes: ResourceChanges) -> Resource:
+    def _update(
+        self,
+        tx: Transaction,
+        resource_id: str,
+        changes: ResourceChanges,
+        *,
+        linked_as: str = "linked_service_ids",
+    ) -> Resource:
         ctx = self._ctx
         resource = self._live(tx, resource_id)
         values: dict[str, Any] = resolved(resource, changes)
@@ -203,13 +226,18 @@ class ResourceOperations(
                 values[provider] = _from_caller(values[provider], getattr(resource, provider))
         if "linked_service_ids" in values:
             values["linked_service_ids"] = _linkable_services(
-                ctx, tx, values["linked_service_ids"], resource.location_id
+                ctx, tx, values["linked_service_ids"], resource.location_id, field=linked_as
             )
         if "service_id" in values:
             # Decision 45: the spec's "serviceId link" adds that service to the linked ones
             # (a resource linked to none takes every service; linking one restricts it).
             (linked,) = _linkable_services(
-                ctx, tx, [values.pop("service_id")], resource.location_id, field="service_id"
+                ctx,
+                tx,
+                [values.pop("service_id")],
+                resource.location_id,
+                field="service_id",
+                each=False,
             )
             kept = values.get("linked_service_ids", resource.linked_service_ids)
             values["linked_service_ids"] = tuple(dict.fromkeys((*kept, linked)))
@@ -272,8 +300,12 @@ class ResourceOperations(
             InvalidReference: when a service does not exist or is not usable at the resource's
                 location (its own or a company-scoped one).
             Unauthorized: when a service is not the principal's.
+
+        A refused service is named by its place in *service_ids* (``service_ids[1]``).
         """
-        return self.update(resource_id, linked_service_ids=tuple(service_ids))
+        with self._ctx.store.transaction() as tx:
+            changes: ResourceChanges = {"linked_service_ids": tuple(service_ids)}
+            return self._update(tx, resource_id, changes, linked_as="service_ids")
 
 
 def _from_caller(given: CalendarProvider, stored: CalendarProvider) -> CalendarProvider:
@@ -304,8 +336,14 @@ def _linkable_services(
     location_id: str,
     *,
     field: str = "linked_service_ids",
+    each: bool = True,
 ) -> tuple[str, ...]:
-    """Return *service_ids* without repeats, each checked to be usable at *location_id*."""
+    """
+    Return *service_ids* without repeats, each checked to be usable at *location_id*.
+
+    A refused id is named by its place in the list *field* (``linked_service_ids[1]``), as the
+    call boundary names an item; without *each*, *field* is the one id's own name.
+    """
     if isinstance(service_ids, str):
         # One id passed as a string would otherwise be split into characters.
         raise InvalidFormat(
@@ -314,17 +352,18 @@ def _linkable_services(
             value=service_ids,
         )
     checked: dict[str, None] = {}
-    for service_id in service_ids:
+    for index, service_id in enumerate(service_ids):
+        named = f"{field}[{index}]" if each else field
         if reader.get(Service, service_id) is None:
             raise InvalidReference(
-                f"{field}: service {service_id!r} does not exist",
-                field=field,
+                f"{named}: service {service_id!r} does not exist",
+                field=named,
             )
-        service = ctx.owned(reader, Service, service_id, field=field)
+        service = ctx.owned(reader, Service, service_id, field=named)
         if not _usable_at(service, location_id):
             raise InvalidReference(
-                f"{field}: service {service_id!r} is not offered at the resource's location",
-                field=field,
+                f"{named}: service {service_id!r} is not offered at the resource's location",
+                field=named,
             )
         checked[service_id] = None
     return tuple(checked)
