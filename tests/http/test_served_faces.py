@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -221,3 +222,111 @@ def test_a_limited_token_creates_groups_at_its_location(
 
     assert (201, 201) == (staff.status_code, menu.status_code), staff.text + menu.text
     assert (uptown, uptown) == (staff.json()["locationId"], menu.json()["locationId"])
+
+
+class TestMessagesAsTheClientWroteThem:
+    """
+    Refusals name the fields the client sent and quote times as the wire shows them: in the
+    location's wall time (decisions 43 and 44).
+    """
+
+    def _create(self, client: httpx.Client, server: Served, start: str, end: str) -> httpx.Response:
+        return client.post(
+            "/consumer/v1/appointments",
+            json={
+                "serviceId": server.ids["massage"],
+                "resourceId": server.ids["ana"],
+                "startDateTime": start,
+                "endDateTime": end,
+            },
+        )
+
+    def test_a_time_range_refusal_quotes_both_times_as_sent(
+        self, client: httpx.Client, server: Served
+    ):
+        """An end before the start names ``startDateTime`` and ``endDateTime``, not UTC."""
+        day = _weekday_ahead(2)
+        answer = self._create(client, server, f"{day}T11:00:00-05:00", f"{day}T10:00:00-05:00")
+
+        body = answer.json()
+        assert (400, "INVALID-TIME-RANGE", "endDateTime") == (
+            answer.status_code,
+            body["code"],
+            body["field"],
+        )
+        assert body["message"] == (
+            f"startDateTime ({day}T11:00:00-05:00) must be less than "
+            f"endDateTime ({day}T10:00:00-05:00)"
+        )
+
+    def test_a_past_start_is_quoted_in_the_locations_wall_time(
+        self, client: httpx.Client, server: Served
+    ):
+        """A start sent in UTC is refused in New York's time, with the verb of the request."""
+        start = datetime.now(UTC).replace(microsecond=0, second=0) - timedelta(days=2)
+        answer = self._create(
+            client,
+            server,
+            start.isoformat().replace("+00:00", "Z"),
+            (start + timedelta(minutes=60)).isoformat().replace("+00:00", "Z"),
+        )
+
+        wall = start.astimezone(ZoneInfo("America/New_York")).isoformat()
+        body = answer.json()
+        assert (409, "PAST-APPOINTMENT") == (answer.status_code, body["code"])
+        assert body["message"].startswith(f"cannot hold an appointment starting {wall}:")
+        assert "+00:00" not in body["message"]
+
+    def test_a_slot_of_another_length_names_its_end(self, client: httpx.Client, server: Served):
+        """A 75-minute slot of the 60-minute massage: 400 naming ``endDateTime``, not ``duration``."""
+        day = _weekday_ahead(2)
+        answer = self._create(client, server, f"{day}T10:00:00-05:00", f"{day}T11:15:00-05:00")
+
+        body = answer.json()
+        assert (400, "INCONSISTENT-FIELDS", "endDateTime") == (
+            answer.status_code,
+            body["code"],
+            body["field"],
+        )
+        assert "a slot of 75 minutes" in body["message"]
+        assert "fixed duration of 60 minutes" in body["message"]
+
+    def test_a_bulk_update_naming_an_unknown_resource_names_its_item(
+        self, client: httpx.Client, server: Served
+    ):
+        """404 with ``field`` ``[1].id``; the first item's change is not kept either."""
+        path = f"/setup/v1/resources/{server.ids['ana']}"
+        before = client.get(path).json()
+
+        answer = client.put(
+            "/setup/v1/resources/bulk",
+            json=[
+                {"id": server.ids["ana"], "name": "Ana Renamed"},
+                {"id": "no-such-resource", "name": "Nobody"},
+            ],
+        )
+
+        assert (404, "NOT-FOUND", "[1].id") == (
+            answer.status_code,
+            answer.json()["code"],
+            answer.json()["field"],
+        )
+        assert before == client.get(path).json()
+
+    def test_an_unknown_key_inside_a_day_lists_the_days_keys(
+        self, client: httpx.Client, server: Served
+    ):
+        """``mon.startTim``: the keys a day takes are listed, with the near one suggested."""
+        answer = client.put(
+            f"/setup/v1/services/{server.ids['massage']}/availability",
+            json={"mon": {"startTim": 900, "endTime": 1700}},
+        )
+
+        body = answer.json()
+        assert (400, "UNEXPECTED-FIELD", "mon.startTim") == (
+            answer.status_code,
+            body["code"],
+            body["field"],
+        )
+        assert ["endTime", "startTime"] == body["allowed"]
+        assert "did you mean 'startTime'?" in body["message"]

@@ -30,8 +30,10 @@ from slotwise.errors import (
     GroupSizeExceeded,
     HoldExpired,
     IdempotencyConflict,
+    InconsistentFields,
     InvalidReference,
     InvalidTransition,
+    OutOfRange,
     PastAppointment,
     SlotUnavailable,
 )
@@ -348,14 +350,17 @@ class TestSlotCheck:
     def test_taken_slot_is_refused_with_start_and_resource(
         self, ws: Workspace, service: Service, resource: Resource
     ):
-        """A second booking of a full slot raises SlotUnavailable naming the start and resource."""
+        """
+        A second booking of a full slot raises SlotUnavailable naming the start and resource; the
+        times in the location's wall time, as the wire shows them (decision 43).
+        """
         book(ws, service, resource, at(900))
 
         with pytest.raises(SlotUnavailable) as info:
             book(ws, service, resource, at(915), email="bo@example.com")
 
         assert (at(915), (resource.id,)) == (info.value.start, info.value.resource_ids)
-        assert "2026-01-06T14:15:00+00:00 to 2026-01-06T14:45:00+00:00" in info.value.message
+        assert "2026-01-06T09:15:00-05:00 to 2026-01-06T09:45:00-05:00" in info.value.message
         assert f"resource {resource.id!r}" in info.value.message
 
     def test_a_day_long_padding_from_yesterday_still_blocks_the_slot(
@@ -409,6 +414,70 @@ class TestSlotCheck:
         appointment = ws.appointments.create(service.id, at(900), at(1000), resource_id=resource.id)
 
         assert 60 == appointment.duration_minutes
+
+    @pytest.mark.parametrize(
+        ("end", "refused", "said"),
+        [
+            (1010, InconsistentFields, "a slot of 70 minutes"),
+            (945, InconsistentFields, "its length must be 30 minutes plus a multiple of 30"),
+            (1100, OutOfRange, "between 30 and 90 minutes after start"),
+        ],
+    )
+    def test_a_length_the_service_does_not_offer_names_end(
+        self,
+        ws: Workspace,
+        location: Location,
+        resource: Resource,
+        end: int,
+        refused: type[Exception],
+        said: str,
+    ):
+        """
+        The slot's length comes from *end*: a length off the service's durations is refused
+        naming ``end`` (the booking has no ``duration`` argument), and nothing is stored.
+        """
+        service = ws.services.create(
+            name="Flex",
+            duration=30,
+            reason="r",
+            duration_select=True,
+            duration_min=30,
+            duration_max=90,
+            duration_interval=30,
+        )
+        before = snapshot(ws)
+
+        with pytest.raises(refused) as info:
+            ws.appointments.create(service.id, at(900), at(end), resource_id=resource.id)
+
+        assert "end" == info.value.field  # type: ignore[attr-defined]
+        assert said in str(info.value)
+        assert before == snapshot(ws)
+
+    def test_a_fixed_length_service_names_end_and_its_duration(
+        self, ws: Workspace, service: Service, resource: Resource
+    ):
+        """A 60-minute slot of the 30-minute service: InconsistentFields naming ``end``."""
+        with pytest.raises(InconsistentFields) as info:
+            ws.appointments.create(service.id, at(900), at(1000), resource_id=resource.id)
+
+        assert "end" == info.value.field
+        assert info.value.message == (
+            "end makes a slot of 60 minutes, which the service does not offer: service "
+            f"{service.id!r} has a fixed duration of 30 minutes"
+        )
+
+    def test_an_end_before_the_start_is_quoted_as_sent(
+        self, ws: Workspace, service: Service, resource: Resource
+    ):
+        """InvalidTimeRange names ``start`` and ``end`` with the caller's own offsets."""
+        with pytest.raises(InvalidTimeRange) as info:
+            ws.appointments.create(service.id, at(1000), at(930), resource_id=resource.id)
+
+        assert "end" == info.value.field
+        assert info.value.message == (
+            "start (2026-01-06T10:00:00-05:00) must be less than end (2026-01-06T09:30:00-05:00)"
+        )
 
     def test_book_ahead_boundary(
         self, ws: Workspace, service: Service, resource: Resource, clock: ManualClock
@@ -586,6 +655,11 @@ class TestPastDates:
             hold(ws, service, resource, at(915))
 
         assert (Operation.CREATE_HOLD, at(915)) == (info.value.operation, info.value.start)
+        # In the location's wall time (decision 43), with what the call does in words.
+        assert info.value.message == (
+            "cannot hold an appointment starting 2026-01-06T09:15:00-05:00: it is in the past "
+            "(now 2026-01-06T09:30:00-05:00)"
+        )
 
     def test_cancel_boundary_at_the_start(
         self, ws: Workspace, service: Service, resource: Resource, clock: ManualClock
@@ -597,8 +671,9 @@ class TestPastDates:
 
         assert CN == ws.appointments.cancel(first.id).status
         clock.set(at(1000) + timedelta(microseconds=1))
-        with pytest.raises(PastAppointment):
+        with pytest.raises(PastAppointment) as info:
             ws.appointments.cancel(second.id)
+        assert "cannot cancel an appointment starting 2026-01-06T10:00:00-05:00" in str(info.value)
         assert BK == ws.appointments.get(second.id).status
 
     def test_reschedule_of_a_past_appointment_is_refused(

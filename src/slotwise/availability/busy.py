@@ -100,7 +100,7 @@ def fetch_busy_time(
         for low, high in provider.busy(resource, start, end):
             low_utc, high_utc = to_utc(low, field="busy.start"), to_utc(high, field="busy.end")
             if high_utc < low_utc:
-                raise InvalidTimeRange(field="busy", start=low_utc, end=high_utc)
+                raise InvalidTimeRange(field="busy", start=low, end=high, names=("start", "end"))
             pairs.append((low_utc, high_utc))
         found[resource.id] = tuple(sorted(pairs))
     return found

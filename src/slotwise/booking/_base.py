@@ -29,6 +29,7 @@ from slotwise.errors import (
     InvalidReference,
     InvalidTimeRange,
     NotFound,
+    PastAppointment,
 )
 from slotwise.model import (
     Appointment,
@@ -107,10 +108,31 @@ def _instant(value: object, *, field: str) -> datetime:
 
 def _span(start: object, end: object) -> tuple[datetime, datetime]:
     """Return a new time's start and end in UTC; the end must come after the start."""
-    start, end = _instant(start, field="start"), _instant(end, field="end")
-    if end <= start:
-        raise InvalidTimeRange(field="end", start=start, end=end)
-    return start, end
+    start_utc, end_utc = _instant(start, field="start"), _instant(end, field="end")
+    if end_utc <= start_utc:
+        # Quoted as sent: the caller's own offsets, not UTC.
+        raise InvalidTimeRange(field="end", start=start, end=end, names=("start", "end"))
+    return start_utc, end_utc
+
+
+def _wall_times(reader: Reader, location_id: str, *instants: datetime) -> list[datetime]:
+    """
+    Return *instants* in the location's zone, as errors quote them (the wire's local time,
+    decision 43); as they are should the location be gone.
+    """
+    location = reader.get(Location, location_id)
+    if location is None:
+        return list(instants)
+    tz = zone(location.timezone)
+    return [instant.astimezone(tz) for instant in instants]
+
+
+def _past(
+    reader: Reader, operation: object, location_id: str, start: datetime, now: datetime
+) -> PastAppointment:
+    """Return the error refusing *operation* of an appointment starting before now."""
+    start, now = _wall_times(reader, location_id, start, now)
+    return PastAppointment(operation=operation, start=start, now=now)
 
 
 def _named(resource_id: str | None, resource_ids: Sequence[str] | str | None) -> tuple[str, ...]:

@@ -11,7 +11,6 @@ import attrs
 
 from slotwise.errors import (
     AppointmentNotStarted,
-    PastAppointment,
 )
 from slotwise.model import (
     Appointment,
@@ -25,7 +24,9 @@ from ._base import (
     _IN,
     _RS,
     _kept,
+    _past,
     _resource_lock,
+    _wall_times,
 )
 from .checks import (
     BookingChecks,
@@ -122,7 +123,7 @@ class AppointmentChanges(BookingChecks):
         def change(tx: Transaction, appointment: Appointment, now: datetime) -> Appointment:
             status = _kept(transition(appointment.status, Operation.CANCEL))
             if appointment.start < now:
-                raise PastAppointment(operation=Operation.CANCEL, start=appointment.start, now=now)
+                raise _past(tx, Operation.CANCEL, appointment.location_id, appointment.start, now)
             updated = attrs.evolve(
                 appointment,
                 status=status,
@@ -153,7 +154,8 @@ class AppointmentChanges(BookingChecks):
         def change(tx: Transaction, appointment: Appointment, now: datetime) -> Appointment:
             status = _kept(transition(appointment.status, Operation.NO_SHOW))
             if now < appointment.start:
-                raise AppointmentNotStarted(appointment_id=appointment.id, start=appointment.start)
+                (start,) = _wall_times(tx, appointment.location_id, appointment.start)
+                raise AppointmentNotStarted(appointment_id=appointment.id, start=start)
             updated = attrs.evolve(
                 appointment,
                 status=status,

@@ -22,6 +22,7 @@ from slotwise.errors import (
     CustomerLimitReached,
     FieldRequired,
     GroupSizeExceeded,
+    InconsistentFields,
     InvalidFormat,
     InvalidReference,
     OutOfRange,
@@ -72,6 +73,29 @@ def _usable_at(service: Service, location: Location) -> None:
         )
 
 
+def _length_refused(
+    error: InconsistentFields | OutOfRange, service: Service, minutes: int
+) -> InconsistentFields | OutOfRange:
+    """
+    Return *error*, a refused query ``duration``, as the booking's own: the slot's length is
+    set by its ``end`` (decision 16: other lengths only for ``duration_select`` services).
+    """
+    if isinstance(error, OutOfRange):
+        return OutOfRange(
+            field="end",
+            allowed=f"{error.allowed} after start (service {service.id!r})",
+            requested=f"{minutes} minutes",
+        )
+    if not service.duration_select:
+        reason = f"service {service.id!r} has a fixed duration of {service.duration} minutes"
+    else:
+        reason = error.message.replace("duration must be", "its length must be", 1)
+    return InconsistentFields(
+        f"end makes a slot of {minutes} minutes, which the service does not offer: {reason}",
+        field="end",
+    )
+
+
 class BookingChecks(AppointmentBase):
     """The checks a new time or a completed booking passes before anything is written."""
 
@@ -105,7 +129,7 @@ class BookingChecks(AppointmentBase):
         length = end - start
         if local_start.second or local_start.microsecond or length % timedelta(minutes=1):
             # The engine offers whole-minute slots only.
-            raise SlotUnavailable(start=start, end=end, resource_ids=ids)
+            raise SlotUnavailable(start=local_start, end=end.astimezone(tz), resource_ids=ids)
         day = local_start.date()
         minutes = length // timedelta(minutes=1)
         query = AvailabilityQuery(
@@ -137,7 +161,12 @@ class BookingChecks(AppointmentBase):
             snapshot = with_busy(snapshot, busy)
         # The listing's own slots of that date starting at *start*: the query's duration is the
         # slot's length, so each of them also ends at *end*.
-        matching = bookable_at(snapshot, query, now, start)
+        try:
+            matching = bookable_at(snapshot, query, now, start)
+        except (InconsistentFields, OutOfRange) as error:
+            if error.field != "duration":
+                raise
+            raise _length_refused(error, service, minutes) from None
         if ids:
             matching = [slot for slot in matching if slot[0] == ids]
         elif matching and matching[0][1] < group_size:
@@ -145,7 +174,7 @@ class BookingChecks(AppointmentBase):
             everyone = attrs.evolve(query, round_robin=RoundRobin.NONE)
             matching = bookable_at(snapshot, everyone, now, start)
         if not matching:
-            raise SlotUnavailable(start=start, end=end, resource_ids=ids)
+            raise SlotUnavailable(start=local_start, end=end.astimezone(tz), resource_ids=ids)
         for resource_ids, available_capacity in matching:
             if available_capacity >= group_size:
                 return resource_ids

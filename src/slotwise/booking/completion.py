@@ -12,7 +12,6 @@ import attrs
 
 from slotwise.errors import (
     HoldExpired,
-    PastAppointment,
     SlotUnavailable,
 )
 from slotwise.model import (
@@ -35,7 +34,9 @@ from ._base import (
     _Details,
     _field_values,
     _kept,
+    _past,
     _resource_lock,
+    _wall_times,
 )
 from .checks import (
     BookingChecks,
@@ -155,7 +156,7 @@ class AppointmentCompletion(BookingChecks):
             appointment = self._own(tx, appointment_id, held)
             status = _kept(transition(appointment.status, operation))
             if appointment.start < now:
-                raise PastAppointment(operation=operation, start=appointment.start, now=now)
+                raise _past(tx, operation, appointment.location_id, appointment.start, now)
             location, service = self._place(tx, appointment)
             customer = None
             if appointment.customer_id is not None:
@@ -181,7 +182,8 @@ class AppointmentCompletion(BookingChecks):
                         busy=None,
                     )
                 except SlotUnavailable:
-                    raise HoldExpired(appointment_id=appointment.id, expired_at=expires) from None
+                    (expired,) = _wall_times(tx, location.id, expires)
+                    raise HoldExpired(appointment_id=appointment.id, expired_at=expired) from None
                 # CapacityExceeded passes: the time is still offered, with room for fewer than
                 # the hold's group (docs/errors.md: BOOKING-138, as a new booking gets).
             if customer is None and _linkable(merged.email):

@@ -15,7 +15,6 @@ from slotwise.errors import (
     FieldTooLong,
     IdempotencyConflict,
     InvalidChoice,
-    PastAppointment,
 )
 from slotwise.model import (
     Appointment,
@@ -49,6 +48,7 @@ from ._base import (
     _idempotency_lock,
     _kept,
     _named,
+    _past,
     _require_resource_locks,
     _resource_lock,
     _span,
@@ -233,7 +233,7 @@ class AppointmentCreation(BookingChecks):
             _usable_at(service, location)
             resources = self._resources(tx, named, location, service)
             if start < now:
-                raise PastAppointment(operation=operation, start=start, now=now)
+                raise _past(tx, operation, location.id, start, now)
             size = _check_group_size(service, group_size)
             customer = None
             if customer_id is not None:

@@ -10,9 +10,6 @@ from datetime import datetime
 
 import attrs
 
-from slotwise.errors import (
-    PastAppointment,
-)
 from slotwise.model import (
     Appointment,
     Customer,
@@ -27,6 +24,7 @@ from slotwise.storage.protocol import Transaction
 from ._base import (
     _kept,
     _named,
+    _past,
     _require_resource_locks,
     _resource_lock,
     _span,
@@ -95,9 +93,9 @@ class AppointmentRescheduling(BookingChecks):
             old_status = _kept(transition(old.status, Operation.RESCHEDULE))
             new_status = _kept(transition(None, Operation.RESCHEDULE))
             if old.start < now:
-                raise PastAppointment(operation=Operation.RESCHEDULE, start=old.start, now=now)
+                raise _past(tx, Operation.RESCHEDULE, old.location_id, old.start, now)
             if start < now:
-                raise PastAppointment(operation=Operation.RESCHEDULE, start=start, now=now)
+                raise _past(tx, Operation.RESCHEDULE, old.location_id, start, now)
             location = self._location_of(tx, old)
             service = ctx.owned(tx, Service, service_id or old.service_id, field="service_id")
             _usable_at(service, location)

@@ -46,6 +46,8 @@ class SlotwiseError(Exception):
 
     code: ClassVar[str] = "SLOTWISE"
     http_status: ClassVar[int] = 500
+    mentions: tuple[str, ...] = ()
+    """Fields the message names besides ``field`` (the HTTP interface gives them wire names)."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message)

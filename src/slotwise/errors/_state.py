@@ -126,6 +126,15 @@ def _code(value: object) -> str:
     return str(getattr(value, "value", value))
 
 
+_VERBS = {"create_hold": "hold", "create_booked": "book", "create_reserved": "reserve"}
+
+
+def _verb(operation: object) -> str:
+    """Return what an operation does, in words (``create_hold`` holds, ``no_show`` ...)."""
+    code = _code(operation)
+    return _VERBS.get(code, code.replace("_", " "))
+
+
 class InvalidTransition(StateError):
     """
     The appointment's status does not allow the operation (decision 25); nothing changed.
@@ -190,7 +199,7 @@ class PastAppointment(StateError):
 
     def __init__(self, *, operation: object, start: datetime, now: datetime) -> None:
         super().__init__(
-            f"cannot {_code(operation)} an appointment starting {start.isoformat()}: it is in "
+            f"cannot {_verb(operation)} an appointment starting {start.isoformat()}: it is in "
             f"the past (now {now.isoformat()})"
         )
         self.operation = operation

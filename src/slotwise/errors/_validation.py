@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
+from datetime import datetime
 
 from ._base import _SHOWN_MAX, SlotwiseError, _shown
 
@@ -149,7 +150,10 @@ class UnexpectedField(ValidationError):
     def __init__(self, *, field: str, allowed: Sequence[str], reason: str | None = None) -> None:
         if len(field) > _SHOWN_MAX:
             field = _shown(field)
-        close = difflib.get_close_matches(field, allowed, n=1)
+        # A key inside an object (``mon.startTim``) is compared by its own name too.
+        close = difflib.get_close_matches(field, allowed, n=1) or difflib.get_close_matches(
+            field.rpartition(".")[2], allowed, n=1
+        )
         hint = f"; did you mean {close[0]!r}?" if close else ""
         accepted = ", ".join(allowed) if allowed else "none"
         why = reason or "is not a field this operation accepts"
@@ -188,12 +192,30 @@ class InvalidTimeRange(ValidationError):
 
     code = "INVALID-TIME-RANGE"
 
-    def __init__(self, *, field: str, start: object, end: object) -> None:
+    def __init__(
+        self,
+        *,
+        field: str,
+        start: object,
+        end: object,
+        names: tuple[str, str] = ("start_time", "end_time"),
+    ) -> None:
+        start_name, end_name = names
+        # The spec's wording (Errors 6), with the two fields the caller sent and their values.
+        prefix = "" if field in names else f"{field}: "
         super().__init__(
-            f"{field}: startTime ({start}) must be less than endTime ({end})", field=field
+            f"{prefix}{start_name} ({_instant(start)}) must be less than "
+            f"{end_name} ({_instant(end)})",
+            field=field,
         )
         self.start = start
         self.end = end
+        self.mentions = names
+
+
+def _instant(value: object) -> object:
+    # RFC 3339 (``T``), as the caller wrote it and the wire shows it; anything else as it is.
+    return value.isoformat() if isinstance(value, datetime) else value
 
 
 class InvalidDateRange(ValidationError):

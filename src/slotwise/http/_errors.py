@@ -29,6 +29,7 @@ from slotwise.errors import (
     UnexpectedField,
 )
 
+from ._body_paths import keys_at
 from ._wire import wire_name
 
 __all__ = [
@@ -138,7 +139,7 @@ def on_slotwise_error(request: Request[Any, Any, Any], error: SlotwiseError) -> 
     allowed = body.get("allowed")
     if isinstance(allowed, list | tuple) and isinstance(error, UnexpectedField):
         body["allowed"] = [wire_path(str(name), names) for name in allowed]
-    return _answer(status, on_the_wire(body, names))
+    return _answer(status, on_the_wire(body, names, error.mentions))
 
 
 _SNAKE: Final = re.compile(r"(?<![\w'\"])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w'\"])")
@@ -206,12 +207,15 @@ def _word(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w'\"]){re.escape(name)}(?![\w'\"])")
 
 
-def on_the_wire(body: dict[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+def on_the_wire(
+    body: dict[str, Any], names: Mapping[str, str], mentions: Sequence[str] = ()
+) -> dict[str, Any]:
     """
     Return the error *body* with its field and message in wire names (decision 44).
 
     Errors name Python arguments (the library's callers); HTTP callers sent camelCase body
-    fields, query parameters and path placeholders, and read only those names.
+    fields, query parameters and path placeholders, and read only those names. *mentions* are
+    the other fields the message names (``start`` beside the field ``end``).
     """
     message = str(body["message"])
     field = body.get("field")
@@ -228,6 +232,11 @@ def on_the_wire(body: dict[str, Any], names: Mapping[str, str]) -> dict[str, Any
             inside = names.get(head) == BODY and head != field
             if head and head != wire_head and not inside:
                 message = _word(head).sub(lambda _: wire_head, message)
+    for mentioned in mentions:
+        if mentioned != field:
+            # Not inside a path already renamed (``days['mon'].start_time``).
+            pattern = rf"(?<![\w'\".\]]){re.escape(mentioned)}(?![\w'\"])"
+            message = re.sub(pattern, wire_path(mentioned, names), message)
     body["message"] = wire_text(message, names)
     if isinstance(body.get("allowed"), str):
         # A limit may name another argument ("at most 366 days from start_date ...").
@@ -430,6 +439,16 @@ def decode_error(
     error: msgspec.ValidationError,
     allowed: Sequence[str],
     choices: Mapping[str, Any] | None = None,
+    body: Any = None,
 ) -> SlotwiseError:
-    """Return the slotwise error of a body msgspec refused (an unknown field, a wrong type)."""
-    return refusal_error(read_refusal(str(error)), allowed=allowed, choices=choices)
+    """
+    Return the slotwise error of a body msgspec refused (an unknown field, a wrong type).
+
+    *allowed* are the body's own keys; an unknown key inside a nested object of a body of
+    type *body* lists that object's keys instead.
+    """
+    message = str(error)
+    unknown = _UNKNOWN.match(message)
+    if unknown and unknown.group(2) and body is not None:
+        allowed = keys_at(body, unknown.group(2)) or allowed
+    return refusal_error(read_refusal(message), allowed=allowed, choices=choices)

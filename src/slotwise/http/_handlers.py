@@ -239,7 +239,7 @@ def handler(
             # An optional body may also be JSON null: no fields, as an empty body.
             decoded = msgspec.json.decode(raw, type=body | None if optional else body, strict=True)
         except msgspec.ValidationError as error:
-            raise decode_error(error, plan.allowed, plan.choices) from None
+            raise decode_error(error, plan.allowed, plan.choices, body) from None
         except msgspec.DecodeError as error:
             raise refusal_error(Refusal("body", str(error), "invalid")) from None
         except UnicodeDecodeError as error:
@@ -278,6 +278,12 @@ def _locate(error: NotFound, arguments: Mapping[str, Any]) -> None:
         ):
             error.field = name  # type: ignore[attr-defined]
             return
+        if isinstance(value, list | tuple):
+            # A bulk update's (id, changes) pairs: the item whose id it was (``[1].id``).
+            for index, item in enumerate(value):
+                if isinstance(item, tuple) and item and item[0] == error.record_id:
+                    error.field = f"{name}[{index}][0]"  # type: ignore[attr-defined]
+                    return
 
 
 def _ids(value: str | list[Any] | tuple[Any, ...]) -> list[Any]:

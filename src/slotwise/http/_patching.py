@@ -78,7 +78,7 @@ def patched(
     try:
         return msgspec.json.decode(msgspec.json.encode(changed), type=body_type)
     except msgspec.ValidationError as error:
-        raise decode_error(error, sorted(fields_of(body_type)), plan.choices) from None
+        raise decode_error(error, sorted(fields_of(body_type)), plan.choices, body_type) from None
 
 
 def _with_removals(before: Any, after: Any) -> Any:

@@ -93,7 +93,9 @@ def _shared_instant(value: Any) -> Any:
 
 def _check_span(instance: Appointment, _attribute: Any, _value: Any) -> None:
     if instance.end <= instance.start:
-        raise InvalidTimeRange(field="end", start=instance.start, end=instance.end)
+        raise InvalidTimeRange(
+            field="end", start=instance.start, end=instance.end, names=("start", "end")
+        )
 
 
 def _custom_fields(value: Mapping[str, str] | None) -> Mapping[str, str]:

@@ -39,7 +39,7 @@ L = TypeVar("L")
 def _check_order(instance: Interval[Any], _attribute: Any, end: Any) -> None:
     """Refuse an end before the start (an equal end makes an empty interval)."""
     if end < instance.start:
-        raise InvalidTimeRange(field="start", start=instance.start, end=end)
+        raise InvalidTimeRange(field="start", start=instance.start, end=end, names=("start", "end"))
 
 
 @attrs.frozen
