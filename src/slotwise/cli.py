@@ -46,7 +46,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from datetime import timedelta
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, NoReturn, TextIO
 
 from slotwise._cli_parser import DB_VARIABLE
 from slotwise._cli_parser import build_parser as _parser
@@ -69,7 +69,7 @@ def _scheduler(
 ) -> Scheduler:
     """The scheduler on *url*; *replicas* are ``SQLStore``'s replica options that are set."""
     if not url:
-        raise SystemExit(f"slotwise: error: give --db URL or set ${DB_VARIABLE}")
+        _no_database()
     from slotwise.storage.sql import SQLStore
 
     mode: Literal["session", "transaction"] = (
@@ -77,6 +77,12 @@ def _scheduler(
     )
     chosen = {key: value for key, value in replicas.items() if value is not None}
     return Scheduler(SQLStore(url, schema=schema, pool_mode=mode, create=create, **chosen))
+
+
+def _no_database() -> NoReturn:
+    # Status 2, as every refusal: `schema status` exits 1 only when it cannot run on the tables.
+    print(f"slotwise: error: give --db URL or set ${DB_VARIABLE}", file=sys.stderr)
+    raise SystemExit(2)
 
 
 def _row(token: ApiToken) -> str:
@@ -263,7 +269,7 @@ _STATES = {
 
 def _schema(arguments: argparse.Namespace, out: TextIO) -> int:
     if not arguments.db:
-        raise SystemExit(f"slotwise: error: give --db URL or set ${DB_VARIABLE}")
+        _no_database()
     from slotwise.storage.sql import SQLStore, schema_status
 
     status = schema_status(arguments.db, schema=arguments.schema)

@@ -122,12 +122,21 @@ class TestTokens:
         assert "argument --days: must be" in error
         assert "datetime" not in error
 
-    def test_database_is_required(self, monkeypatch: pytest.MonkeyPatch):
-        """Without --db or SLOTWISE_DB the command stops with a message."""
+    @pytest.mark.parametrize(
+        "argv", [("tokens", "list", "--company", "x"), ("schema", "status"), ("schema", "upgrade")]
+    )
+    def test_database_is_required(
+        self, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: tuple[str]
+    ):
+        """Without --db or SLOTWISE_DB the command stops with a message and status 2 (not 1:
+        ``schema status`` exits 1 only when this slotwise cannot run on the tables)."""
         monkeypatch.delenv("SLOTWISE_DB", raising=False)
 
-        with pytest.raises(SystemExit, match="--db"):
-            _run("tokens", "list", "--company", "x")
+        with pytest.raises(SystemExit) as stopped:
+            _run(*argv)
+
+        assert 2 == stopped.value.code
+        assert "slotwise: error: give --db URL or set $SLOTWISE_DB\n" == capsys.readouterr().err
 
 
 def test_python_m_slotwise_runs_the_command_line():
