@@ -248,7 +248,9 @@ def _demo(arguments: argparse.Namespace, out: TextIO) -> None:
 
 
 def _tokens(arguments: argparse.Namespace, out: TextIO) -> None:
-    scheduler = _scheduler(arguments.db, pool_mode=arguments.pool_mode)
+    # A token needs a company, so the tables must exist: a mistyped --db is refused rather than
+    # answered from new, empty tables (and a token command never upgrades tables either).
+    scheduler = _scheduler(arguments.db, pool_mode=arguments.pool_mode, create=False)
     try:
         _run_tokens(scheduler, arguments, out)
     finally:

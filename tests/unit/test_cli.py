@@ -122,6 +122,25 @@ class TestTokens:
         assert "argument --days: must be" in error
         assert "datetime" not in error
 
+    def test_a_database_without_the_tables_is_refused(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ):
+        """A mistyped --db is refused, naming the fix, and gets no tables (it used to be given
+        empty ones, and ``list`` printed no token)."""
+        from sqlalchemy import create_engine, inspect
+
+        url = f"sqlite:///{tmp_path / 'typo.db'}"
+
+        status, output = _run("tokens", "list", "--db", url, "--company", "x")
+        engine = create_engine(url)
+        try:
+            tables = inspect(engine).get_table_names()
+        finally:
+            engine.dispose()
+
+        assert (2, "", []) == (status, output, tables)
+        assert "do not exist; run `slotwise schema upgrade`" in capsys.readouterr().err
+
     @pytest.mark.parametrize(
         "argv", [("tokens", "list", "--company", "x"), ("schema", "status"), ("schema", "upgrade")]
     )
