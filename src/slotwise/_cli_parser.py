@@ -8,7 +8,15 @@ from __future__ import annotations
 
 import argparse
 
-from slotwise._settings import Repeated, from_environment, seconds
+from slotwise._settings import (
+    Repeated,
+    batch,
+    from_environment,
+    port,
+    positive,
+    positive_seconds,
+    seconds,
+)
 from slotwise._version import VERSION
 
 __all__ = ["DB_VARIABLE", "build_parser"]
@@ -50,8 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _pool_mode(serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
-    serve.add_argument("--workers", type=int, default=1, help="worker processes")
+    serve.add_argument("--port", type=port, default=8000, help="port to listen on")
+    serve.add_argument("--workers", type=positive, default=1, help="worker processes")
     serve.add_argument(
         "--threads",
         type=int,
@@ -66,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="text lines, or one JSON object a line (default: text)",
     )
     serve.add_argument(
-        "--max-body-size", type=int, help="largest request body in bytes (default: 1 MiB)"
+        "--max-body-size", type=positive, help="largest request body in bytes (default: 1 MiB)"
     )
     serve.add_argument(
         "--with-worker",
@@ -108,10 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--schema",
         help="the PostgreSQL schema or MariaDB database of the tables (default: the URL's)",
     )
-    worker.add_argument("--concurrency", type=int, default=1, help="sending threads")
-    worker.add_argument("--batch", type=int, default=50, help="events claimed per round")
+    worker.add_argument("--concurrency", type=positive, default=1, help="sending threads")
     worker.add_argument(
-        "--lease", type=float, default=60.0, help="seconds a claim holds (default 60)"
+        "--batch", type=batch, default=50, help="events claimed per round, 1 to 1000 (default 50)"
+    )
+    worker.add_argument(
+        "--lease", type=positive_seconds, default=60.0, help="seconds a claim holds (default 60)"
     )
     worker.add_argument(
         "--allow-local-webhooks",

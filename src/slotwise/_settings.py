@@ -35,8 +35,12 @@ from slotwise.errors import InvalidChoice, InvalidFormat
 __all__ = [
     "PREFIX",
     "Repeated",
+    "batch",
     "flag",
     "from_environment",
+    "port",
+    "positive",
+    "positive_seconds",
     "resolve",
     "seconds",
     "setting",
@@ -60,10 +64,48 @@ def seconds(text: str) -> float:
     return value
 
 
+def positive_seconds(text: str) -> float:
+    """Read a number of seconds above 0 (``--lease``: a claim must hold for some time)."""
+    value = seconds(text)
+    if value == 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, got {text!r}")
+    return value
+
+
+def _whole(text: str, low: int, high: int | None) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < low or (high is not None and value > high):
+        allowed = f"at least {low}" if high is None else f"from {low} to {high}"
+        raise argparse.ArgumentTypeError(f"must be {allowed}, got {value}")
+    return value
+
+
+def positive(text: str) -> int:
+    """Read a whole number, at least 1 (``--workers``, ``--concurrency``, ``--max-body-size``)."""
+    return _whole(text, 1, None)
+
+
+def port(text: str) -> int:
+    """Read a TCP port, 1 to 65535 (the system would take a larger one modulo 65536)."""
+    return _whole(text, 1, 65535)
+
+
+def batch(text: str) -> int:
+    """Read ``--batch``: the events a worker claims per round, 1 to 1000 (a feed's limit)."""
+    return _whole(text, 1, 1000)
+
+
 _EXPECTED: Final[dict[Any, str]] = {
     int: "a whole number",
     float: "a number",
     seconds: "a number of seconds, at least 0",
+    positive_seconds: "a number of seconds above 0",
+    positive: "a whole number, at least 1",
+    port: "a whole number from 1 to 65535",
+    batch: "a whole number from 1 to 1000",
 }
 
 

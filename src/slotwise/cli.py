@@ -46,7 +46,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from datetime import timedelta
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, NoReturn, TextIO
 
 from slotwise._cli_parser import DB_VARIABLE
 from slotwise._cli_parser import build_parser as _parser
@@ -69,7 +69,7 @@ def _scheduler(
 ) -> Scheduler:
     """The scheduler on *url*; *replicas* are ``SQLStore``'s replica options that are set."""
     if not url:
-        raise SystemExit(f"slotwise: error: give --db URL or set ${DB_VARIABLE}")
+        _no_database()
     from slotwise.storage.sql import SQLStore
 
     mode: Literal["session", "transaction"] = (
@@ -77,6 +77,12 @@ def _scheduler(
     )
     chosen = {key: value for key, value in replicas.items() if value is not None}
     return Scheduler(SQLStore(url, schema=schema, pool_mode=mode, create=create, **chosen))
+
+
+def _no_database() -> NoReturn:
+    # Status 2, as every refusal: `schema status` exits 1 only when it cannot run on the tables.
+    print(f"slotwise: error: give --db URL or set ${DB_VARIABLE}", file=sys.stderr)
+    raise SystemExit(2)
 
 
 def _row(token: ApiToken) -> str:
@@ -242,7 +248,9 @@ def _demo(arguments: argparse.Namespace, out: TextIO) -> None:
 
 
 def _tokens(arguments: argparse.Namespace, out: TextIO) -> None:
-    scheduler = _scheduler(arguments.db, pool_mode=arguments.pool_mode)
+    # A token needs a company, so the tables must exist: a mistyped --db is refused rather than
+    # answered from new, empty tables (and a token command never upgrades tables either).
+    scheduler = _scheduler(arguments.db, pool_mode=arguments.pool_mode, create=False)
     try:
         _run_tokens(scheduler, arguments, out)
     finally:
@@ -263,7 +271,7 @@ _STATES = {
 
 def _schema(arguments: argparse.Namespace, out: TextIO) -> int:
     if not arguments.db:
-        raise SystemExit(f"slotwise: error: give --db URL or set ${DB_VARIABLE}")
+        _no_database()
     from slotwise.storage.sql import SQLStore, schema_status
 
     status = schema_status(arguments.db, schema=arguments.schema)

@@ -309,6 +309,26 @@ class TestSchema:
         assert shown in str(caught.value)
         assert "s3cret" not in str(caught.value)
 
+    @pytest.mark.parametrize(
+        ("url", "module", "extra"),
+        [
+            ("postgresql+psycopg://app@db/app", "psycopg", "slotwise[postgres]"),
+            ("mysql+pymysql://app@db/app", "pymysql", "slotwise[mariadb]"),
+            ("mariadb+pymysql://app@db/app", "pymysql", "slotwise[mariadb]"),
+        ],
+    )
+    def test_a_missing_driver_names_the_extra_that_installs_it(
+        self, url: str, module: str, extra: str, monkeypatch: pytest.MonkeyPatch
+    ):
+        """Without the database's driver, InvalidFormat names the extra that installs it (not
+        the sql extra, which has only SQLite's)."""
+        monkeypatch.setitem(sys.modules, module, None)  # import psycopg: ImportError
+
+        with pytest.raises(InvalidFormat) as caught:
+            SQLStore(url)
+
+        assert f"pip install '{extra}'" in str(caught.value)
+
     def test_a_replica_url_that_is_no_database_url_names_replicas(self):
         """A replica URL that is no database URL raises InvalidFormat naming replicas."""
         with pytest.raises(InvalidFormat) as caught, server_store(POSTGRES, replicas=["nonsense"]):

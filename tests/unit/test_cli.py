@@ -122,12 +122,40 @@ class TestTokens:
         assert "argument --days: must be" in error
         assert "datetime" not in error
 
-    def test_database_is_required(self, monkeypatch: pytest.MonkeyPatch):
-        """Without --db or SLOTWISE_DB the command stops with a message."""
+    def test_a_database_without_the_tables_is_refused(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ):
+        """A mistyped --db is refused, naming the fix, and gets no tables (it used to be given
+        empty ones, and ``list`` printed no token)."""
+        from sqlalchemy import create_engine, inspect
+
+        url = f"sqlite:///{tmp_path / 'typo.db'}"
+
+        status, output = _run("tokens", "list", "--db", url, "--company", "x")
+        engine = create_engine(url)
+        try:
+            tables = inspect(engine).get_table_names()
+        finally:
+            engine.dispose()
+
+        assert (2, "", []) == (status, output, tables)
+        assert "do not exist; run `slotwise schema upgrade`" in capsys.readouterr().err
+
+    @pytest.mark.parametrize(
+        "argv", [("tokens", "list", "--company", "x"), ("schema", "status"), ("schema", "upgrade")]
+    )
+    def test_database_is_required(
+        self, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: tuple[str]
+    ):
+        """Without --db or SLOTWISE_DB the command stops with a message and status 2 (not 1:
+        ``schema status`` exits 1 only when this slotwise cannot run on the tables)."""
         monkeypatch.delenv("SLOTWISE_DB", raising=False)
 
-        with pytest.raises(SystemExit, match="--db"):
-            _run("tokens", "list", "--company", "x")
+        with pytest.raises(SystemExit) as stopped:
+            _run(*argv)
+
+        assert 2 == stopped.value.code
+        assert "slotwise: error: give --db URL or set $SLOTWISE_DB\n" == capsys.readouterr().err
 
 
 def test_python_m_slotwise_runs_the_command_line():

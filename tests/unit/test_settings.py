@@ -262,6 +262,63 @@ class TestRefusals:
 
         assert "SLOTWISE_WITH_WORKER" == caught.value.field
 
+    @pytest.mark.parametrize(
+        ("variable", "raw", "expected"),
+        [
+            ("SLOTWISE_PORT", "70000", "a whole number from 1 to 65535"),
+            ("SLOTWISE_PORT", "0", "a whole number from 1 to 65535"),
+            ("SLOTWISE_WORKERS", "0", "a whole number, at least 1"),
+            ("SLOTWISE_MAX_BODY_SIZE", "-5", "a whole number, at least 1"),
+        ],
+    )
+    def test_a_number_out_of_its_range_names_the_variable(
+        self, variable: str, raw: str, expected: str
+    ):
+        """A port past 65535 (the system would bind it modulo 65536), no worker process, a
+        negative body size: InvalidFormat naming the variable and the range."""
+        with pytest.raises(InvalidFormat) as caught:
+            _parsed(["serve"], **{variable: raw})
+
+        assert (variable, raw) == (caught.value.field, caught.value.value)
+        assert expected in str(caught.value)
+
+    @pytest.mark.parametrize(
+        ("argv", "message"),
+        [
+            (["serve", "--port", "70000"], "--port: must be from 1 to 65535, got 70000"),
+            (["serve", "--workers", "-2"], "--workers: must be at least 1, got -2"),
+            (["worker", "--concurrency", "0"], "--concurrency: must be at least 1, got 0"),
+            (["worker", "--batch", "0"], "--batch: must be from 1 to 1000, got 0"),
+            (["worker", "--batch", "1001"], "--batch: must be from 1 to 1000, got 1001"),
+            (["worker", "--lease", "0"], "--lease: must be a number of seconds above 0"),
+            (["worker", "--lease", "-1"], "--lease: must be at least 0 seconds"),
+        ],
+    )
+    def test_a_number_out_of_its_range_stops_the_command(
+        self, argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+    ):
+        """Numbers a server or worker cannot run with are refused before anything opens, where
+        they were taken before: a worker with no thread exited at once, a batch of 0 logged a
+        traceback every second, a port of 70000 listened on 4464."""
+        with pytest.raises(SystemExit) as caught:
+            _parsed(argv)
+
+        assert 2 == caught.value.code
+        assert message in capsys.readouterr().err
+
+    def test_the_numbers_in_range_are_read(self):
+        """The edges of each range are accepted, from the command line and the environment."""
+        serve = _parsed(["serve", "--port", "65535"], SLOTWISE_WORKERS="1")
+        worker = _parsed(["worker", "--batch", "1000", "--lease", "0.5"], SLOTWISE_CONCURRENCY="1")
+
+        assert (65535, 1, 1000, 0.5, 1) == (
+            serve.port,
+            serve.workers,
+            worker.batch,
+            worker.lease,
+            worker.concurrency,
+        )
+
     def test_the_command_line_prints_the_refusal_and_exits_2(self, monkeypatch, capsys):
         """slotwise worker with SLOTWISE_CONCURRENCY=lots: 'slotwise: error: ...', status 2."""
         from slotwise.cli import main

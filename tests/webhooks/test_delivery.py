@@ -316,3 +316,19 @@ class TestRefusals:
         assert [] == receiver.received
         assert "may not receive deliveries" in (event.last_error or "")
         assert "pending" == event.delivery_status
+
+    def test_an_attempt_without_an_answer_is_logged_with_its_reason(
+        self, business, receiver, caplog
+    ):
+        """A refused destination is logged as a warning naming the event, the URL and the
+        reason (a worker run without --allow-local-webhooks said nothing while it failed)."""
+        _drain(business)
+        business.book(10)
+        with caplog.at_level("WARNING", logger="slotwise.webhooks"):
+            business.worker(allow_local=False).run_once()
+        event = next(e for e in _events(business) if e.trigger.value == "BookingConfirmation")
+
+        warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+        assert f"event {event.id} -> {receiver.url}/booking: not sent: {event.last_error}" in (
+            warnings
+        )

@@ -214,12 +214,10 @@ class DeliveryWorker:
                 error="no webhook URL is set for this kind of event",
             )
         if url in company.disabled_webhook_urls:
-            return Outcome(event_id=event.id, delivered=False, gone=True,
-                           error=f"{url} is disabled (it answered 410 Gone)")  # fmt: skip
+            return _failed(event, url, f"{url} is disabled (it answered 410 Gone)", gone=True)
         key = company.webhook_signature_hash
         if not key:
-            return Outcome(event_id=event.id, delivered=False,
-                           error="the company has no webhook signature key")  # fmt: skip
+            return _failed(event, url, "the company has no webhook signature key")
         zone = None
         if event.location_id is not None:
             zone = StoreLookups(self.scheduler.store).zone(event.location_id)
@@ -237,11 +235,9 @@ class DeliveryWorker:
                 read_body=False,  # the status and headers are the answer
             )
         except UnsafeDestination as unsafe:
-            return Outcome(event_id=event.id, delivered=False, error=unsafe.message)
+            return _failed(event, url, unsafe.message)
         except httpx.HTTPError as error:
-            return Outcome(
-                event_id=event.id, delivered=False, error=f"{type(error).__name__}: {error}"
-            )
+            return _failed(event, url, f"{type(error).__name__}: {error}")
         status = response.status_code
         logger.info("event %s -> %s: %s", event.id, url, status)
         if 200 <= status < 300:
@@ -325,6 +321,12 @@ def start_workers(
         thread.start()
         threads.append(thread)
     return threads
+
+
+def _failed(event: OutboxEvent, url: str, error: str, *, gone: bool = False) -> Outcome:
+    """An attempt that got no answer to record: logged, as an answered one is, with why."""
+    logger.warning("event %s -> %s: not sent: %s", event.id, url, error)
+    return Outcome(event_id=event.id, delivered=False, error=error, gone=gone)
 
 
 def _short(text: str | None) -> str | None:

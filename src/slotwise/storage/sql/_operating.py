@@ -85,6 +85,10 @@ def _scheme_only(scheme: object) -> object:
     return scheme
 
 
+# The extra that installs each server database's driver.
+_DRIVER_EXTRAS = {"postgresql": "postgres", "mysql": "mariadb", "mariadb": "mariadb"}
+
+
 def make_engine(url: URL | str, lock_timeout: float, *, field: str = "url") -> Engine:
     """Return the engine a store makes from *url* (and disposes of on close)."""
     parsed = parse_url(url, field=field)
@@ -118,12 +122,14 @@ def make_engine(url: URL | str, lock_timeout: float, *, field: str = "url") -> E
         else:
             engine = create_engine(parsed, connect_args={"connect_timeout": 10})
     except (NoSuchModuleError, ImportError):
-        # An unknown driver name, or a driver that is not installed.
+        # An unknown driver name, or a driver that is not installed: name the extra that
+        # installs the database's driver (the sql extra alone has only SQLite's).
+        extra = _DRIVER_EXTRAS.get(parsed.get_backend_name(), "sql")
         raise InvalidFormat(
             field=field,
             expected=(
                 "a URL with an installed driver (sqlite, postgresql+psycopg, mariadb+pymysql; "
-                "pip install 'slotwise[sql]')"
+                f"pip install 'slotwise[{extra}]')"
             ),
             value=f"{parsed.drivername}://...",
         ) from None
