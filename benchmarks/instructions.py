@@ -26,7 +26,9 @@ operation (interpreter start-up, imports and set-up cancel out). Operations:
 ``store_writes``  (``read_snapshot`` for one resource and the slot's range, from the cached
                   configuration, as ``slot_check`` reads it); and one unit of work (one lock)
                   inserting an appointment, its event and its audit entry built beforehand, as
-                  a booking does (at most 1,000 of them: ``--count`` is capped there).
+                  a booking does (at most 1,000 of them: ``--count`` is capped there);
+``minimal_booking`` ``minimal_booking.py``'s booking of the same business: the least code that
+                  books it correctly, the reference the ``booking`` figure is read against.
 
 Four parts of a booking, each measured alone as the present code does it: the calculator asked
 for one start (decision 49's slot rules, with the calculator's per-query set-up), the read it
@@ -77,6 +79,7 @@ FIGURES = (
     "slot_check",
     "snapshot_read",
     "store_writes",
+    "minimal_booking",
 )
 PARTS = ("slot_check", "snapshot_read", "records", "store_writes")
 """Four parts of a booking, each a figure measured alone (``booking_parts``)."""
@@ -150,6 +153,13 @@ business = bookings.Business(COUNT + 10)
 business.create_booked(0)
 for number in range(1, COUNT + 1):
     business.create_booked(number)
+""",
+    "minimal_booking": """
+import minimal_booking
+store = minimal_booking.MinimalStore(COUNT + 10)
+minimal_booking.book(store, 0)
+for number in range(1, COUNT + 1):
+    minimal_booking.book(store, number)
 """,
     "availability": """
 from scenario import generate

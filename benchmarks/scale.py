@@ -392,6 +392,7 @@ def instructions(quick: bool) -> Iterator[Row]:
         "--figures",
         "booking",
         "booking_parts",
+        "minimal_booking",
         "--count",
         "20" if quick else "200",
     )
@@ -413,6 +414,13 @@ def instructions(quick: bool) -> Iterator[Row]:
                 "a measure: what these parts cost today, whatever glue around them is cut",
                 None,
                 parts=figure["parts"],
+            )
+        elif figure["figure"] == "minimal_booking":
+            yield _row(
+                "the minimal pure-Python booking of the same business, instructions",
+                value,
+                "a measure: the least a correct booking of it costs (minimal_booking.py)",
+                None,
             )
 
 

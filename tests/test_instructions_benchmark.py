@@ -210,6 +210,7 @@ class TestInstructionsBenchmark:
             "slot_check",
             "snapshot_read",
             "store_writes",
+            "minimal_booking",
         ],
     )
     def test_each_child_script_runs(self, instructions: ModuleType, figure: str):
