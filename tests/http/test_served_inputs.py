@@ -1,0 +1,78 @@
+"""
+Query values a real ``slotwise serve`` process refuses (the twelfth session's review): integer
+parameters written as anything but JSON integers, comma-separated id lists with an empty
+member, and coordinates off the globe. Each is 400 with the spec's code, naming the parameter
+as the client wrote it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+pytest.importorskip("litestar")
+pytest.importorskip("sqlalchemy")
+
+from ._served import Served, served
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The SQLite file the server serves."""
+    return f"sqlite:///{Path(tmp_path_factory.mktemp('inputs')) / 'inputs.db'}"
+
+
+@pytest.fixture(scope="module")
+def server(database: str) -> Iterator[Served]:
+    """``slotwise serve`` over the demo business in a SQLite file."""
+    with served(database) as running:
+        yield running
+
+
+@pytest.fixture
+def client(server: Served) -> Iterator[httpx.Client]:
+    """A client with the demo company's token."""
+    with httpx.Client(base_url=server.base, headers=server.headers, timeout=30) as opened:
+        yield opened
+
+
+def _refusal(answer: httpx.Response) -> tuple[int, str, str]:
+    """The status, code and field of an error answer."""
+    body = answer.json()
+    return answer.status_code, body["code"], body["field"]
+
+
+@pytest.mark.parametrize("text", ["5.0", "1e3", "+5", "05", " 5", ""])
+def test_limit_must_be_a_json_integer(client: httpx.Client, text: str):
+    """``limit`` as a float, an exponent, a plus, a leading zero or blank: 400 naming limit."""
+    answer = client.get("/consumer/v1/locations", params={"limit": text})
+
+    assert (400, "INVALID-FORMAT", "limit") == _refusal(answer), answer.text
+    assert "limit must be an integer" in answer.json()["message"]
+
+
+@pytest.mark.parametrize(("name", "text"), [("offset", "1.0"), ("startTime", "900.0")])
+def test_every_integer_parameter_is_read_alike(
+    client: httpx.Client, server: Served, name: str, text: str
+):
+    """``offset`` of a list and ``startTime`` of an availability search refuse ``.0`` alike."""
+    day = "2030-01-07"
+    path = (
+        "/consumer/v1/resources"
+        if name == "offset"
+        else f"/consumer/v1/availability/{server.ids['massage']}/{day}/{day}"
+    )
+
+    answer = client.get(path, params={name: text})
+
+    assert (400, "INVALID-FORMAT", name) == _refusal(answer), answer.text
+
+
+def test_a_json_integer_is_read(client: httpx.Client):
+    """``limit=1`` and ``offset=-0`` are integers; the window works as before."""
+    answer = client.get("/consumer/v1/locations", params={"limit": "1", "offset": "-0"})
+
+    assert (200, 1) == (answer.status_code, answer.json()["count"]), answer.text
