@@ -76,3 +76,44 @@ def test_a_json_integer_is_read(client: httpx.Client):
     answer = client.get("/consumer/v1/locations", params={"limit": "1", "offset": "-0"})
 
     assert (200, 1) == (answer.status_code, answer.json()["count"]), answer.text
+
+
+@pytest.mark.parametrize("separated", ["{ana},,", ",{ana}", "{ana},,{ben}", ""])
+def test_an_id_list_with_an_empty_member_is_refused(
+    client: httpx.Client, server: Served, separated: str
+):
+    """``resourceIds=a,,`` of an availability search: 400 naming resourceIds, not fewer ids."""
+    day = "2030-01-07"
+    path = f"/consumer/v1/availability/{server.ids['massage']}/{day}/{day}"
+
+    answer = client.get(path, params={"resourceIds": separated.format(**server.ids)})
+
+    assert (400, "INVALID-FORMAT", "resourceIds") == _refusal(answer), answer.text
+
+
+def test_a_booking_body_refuses_an_empty_resource_id(client: httpx.Client, server: Served):
+    """The booking's ``resourceIds`` text is read by the same rule: 400, nothing booked."""
+    before = client.get("/consumer/v1/appointments").json()["total"]
+
+    answer = client.post(
+        "/consumer/v1/appointments",
+        json={
+            "serviceId": server.ids["massage"],
+            "resourceIds": f"{server.ids['ana']},",
+            "startDateTime": "2030-01-07T10:00:00Z",
+            "endDateTime": "2030-01-07T11:00:00Z",
+        },
+    )
+
+    assert (400, "INVALID-FORMAT", "resourceIds") == _refusal(answer), answer.text
+    assert before == client.get("/consumer/v1/appointments").json()["total"]
+
+
+def test_an_id_list_of_known_resources_is_read(client: httpx.Client, server: Served):
+    """``resourceIds=ana, ben`` (space after the comma) searches both resources."""
+    day = "2030-01-07"
+    path = f"/consumer/v1/availability/{server.ids['massage']}/{day}/{day}"
+
+    answer = client.get(path, params={"resourceIds": f"{server.ids['ana']}, {server.ids['ben']}"})
+
+    assert 200 == answer.status_code, answer.text

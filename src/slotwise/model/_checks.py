@@ -315,6 +315,30 @@ def str_tuple(value: Iterable[str], *, field: str = "value") -> tuple[str, ...]:
     return items
 
 
+def id_list(value: object, *, field: str) -> tuple[str, ...]:
+    """
+    Return the ids *value* names: a sequence of ids, or one string of ids separated by commas
+    (the spec's ``resourceIds``), white space around each id dropped.
+
+    An empty member names no record: ``"a,,b"``, ``",a"``, ``"a,"``, ``""`` and ``" "`` are
+    refused rather than read as fewer ids (a client that means no ids leaves the value out).
+
+    Raises:
+        InvalidFormat: naming *field* for an empty member, or for a value that is neither a
+            string nor a sequence of strings.
+    """
+    if isinstance(value, str):
+        ids = tuple(part.strip() for part in value.split(","))
+    else:
+        ids = str_tuple(value, field=field)  # type: ignore[arg-type]
+    if not all(ids):
+        raise InvalidFormat(field=field, expected=_ID_LIST, value=value)
+    return ids
+
+
+_ID_LIST = "ids separated by commas, none of them empty"
+
+
 def as_utc(value: Any) -> Any:
     """
     Convert an aware datetime to UTC; leave anything else for the validator to refuse.
