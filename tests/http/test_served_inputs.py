@@ -117,3 +117,65 @@ def test_an_id_list_of_known_resources_is_read(client: httpx.Client, server: Ser
     answer = client.get(path, params={"resourceIds": f"{server.ids['ana']}, {server.ids['ben']}"})
 
     assert 200 == answer.status_code, answer.text
+
+
+@pytest.mark.parametrize(
+    ("point", "code", "field"),
+    [
+        ("91,0", "OUT-OF-RANGE", "nearestTo[0]"),
+        ("-90.5,0", "OUT-OF-RANGE", "nearestTo[0]"),
+        ("0,181", "OUT-OF-RANGE", "nearestTo[1]"),
+        ("nan,0", "INVALID-FORMAT", "nearestTo"),
+        ("0,inf", "INVALID-FORMAT", "nearestTo"),
+        ("1e400,0", "INVALID-FORMAT", "nearestTo[0]"),
+        ("1,2,3", "INVALID-FORMAT", "nearestTo"),
+    ],
+)
+def test_nearest_to_off_the_globe_is_refused(
+    client: httpx.Client, point: str, code: str, field: str
+):
+    """``nearestTo`` with a latitude off -90..90, a longitude off -180..180 or no number: 400."""
+    answer = client.get("/consumer/v1/locations", params={"nearestTo": point})
+
+    assert (400, code, field) == _refusal(answer), answer.text
+
+
+def test_nearest_to_on_the_globe_is_read(client: httpx.Client):
+    """The ends of the ranges are points: ``nearestTo=-90,180`` lists the locations."""
+    answer = client.get("/consumer/v1/locations", params={"nearestTo": "-90,180"})
+
+    assert 200 == answer.status_code, answer.text
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "allowed"),
+    [("latitude", 90.5, "between -90 and 90"), ("longitude", -181, "between -180 and 180")],
+)
+def test_a_location_off_the_globe_is_refused(
+    client: httpx.Client, server: Served, field: str, value: float, allowed: str
+):
+    """A location's own latitude or longitude off its range: 400 on create and on update."""
+    path = f"/setup/v1/locations/{server.ids['location']}"
+    before = client.get(f"/consumer/v1/locations/{server.ids['location']}").json()
+
+    created = client.post("/setup/v1/locations", json={"name": "Atlantis", field: value})
+    updated = client.put(path, json={field: value})
+
+    for answer in (created, updated):
+        assert (400, "OUT-OF-RANGE", field) == _refusal(answer), answer.text
+        assert (allowed, f"{field} must be {allowed}") == (
+            answer.json()["allowed"],
+            answer.json()["message"].partition(",")[0],
+        )
+    assert before == client.get(f"/consumer/v1/locations/{server.ids['location']}").json()
+
+
+def test_a_location_on_the_globe_is_kept(client: httpx.Client, server: Served):
+    """Coordinates within range are stored and read back from the SQL store as sent."""
+    made = client.post(
+        "/setup/v1/locations", json={"name": "Cape", "latitude": -90, "longitude": 180}
+    )
+
+    assert 201 == made.status_code, made.text
+    kept = client.get(f"/consumer/v1/locations/{made.json()['id']}").json()
+    assert (-90, 180) == (kept["latitude"], kept["longitude"])

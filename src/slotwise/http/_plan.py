@@ -30,7 +30,7 @@ from slotwise.operations.services import CONSUMER_MAX_LIMIT
 from slotwise.paging import MAX_LIMIT
 
 from ._bodies import PatchOperation, body_struct, fields_of, input_type
-from ._constraints import query_keywords
+from ._constraints import POINT_PATTERN, query_keywords
 from ._errors import BODY, ITEM_ID
 from ._routes import Route
 from ._wire import camel, wire_name
@@ -122,13 +122,19 @@ def integer_text(text: str, *, field: str) -> str:
     return text
 
 
+_POINT: Final = re.compile(POINT_PATTERN)
+
+
 def _point(text: str) -> tuple[float, float]:
-    try:
-        latitude, longitude = (float(part) for part in text.split(","))
-    except ValueError:
+    """
+    Return ``nearestTo``'s ``latitude,longitude`` as two floats (JSON numbers: no ``+``, ``nan``,
+    ``inf``, ``_`` or spaces); the operation checks their ranges, as for a Python caller.
+    """
+    if _POINT.fullmatch(text) is None:
         raise InvalidFormat(
-            field="nearestTo", expected="'latitude,longitude'", value=text
-        ) from None
+            field="nearestTo", expected="'latitude,longitude' (two numbers)", value=text
+        )
+    latitude, longitude = (float(part) for part in text.split(","))
     return latitude, longitude
 
 
