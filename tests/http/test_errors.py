@@ -9,8 +9,11 @@ from typing import Any
 import pytest
 
 import slotwise.errors
-from slotwise.errors import SlotwiseError, StoreUnavailable
+from slotwise.errors import InvalidFormat, SlotwiseError, StoreUnavailable
 from slotwise.http import DEFAULT_MAX_BODY_SIZE, create_app
+from slotwise.http._handlers import operation_of
+from slotwise.http._plan import Plan, integer_text
+from slotwise.http._routes import ROUTES
 from slotwise.operations.resources import ResourceOperations
 
 from ._client import Service
@@ -508,3 +511,64 @@ def test_reserve_without_a_body_is_reserve_with_no_fields(api):
 
     assert "'data'" not in response.text
     assert response.json()["field"] != "body"
+
+
+class TestIntegerQueryText:
+    """An integer query parameter is an integer as JSON writes one, on every route."""
+
+    @pytest.mark.parametrize(
+        "text", ["5.0", "1e3", "+5", "05", "0x5", "5_0", " 5", "5 ", "", "\u0665", "abc"]
+    )
+    def test_anything_else_is_invalid_format(self, api, text):
+        """``limit`` that Litestar would read leniently (5.0, 1e3) or not at all: 400 naming it."""
+        response = api.call("GET /setup/v1/services", params={"limit": text})
+
+        assert (400, "INVALID-FORMAT", "limit", text) == (
+            response.status_code,
+            response.json()["code"],
+            response.json()["field"],
+            response.json()["value"],
+        )
+        assert "limit must be an integer: decimal digits" in response.json()["message"]
+
+    def test_every_integer_parameter_of_every_route(self, api):
+        """Each integer query parameter of the route table refuses ``1.0``, naming itself."""
+        probe = api.world.scheduler.as_principal(None)
+        checked = []
+        for route in ROUTES:
+            plan = Plan(route, operation_of(route, probe))
+            path = re.sub(r"{\w+}", "x", route.path)
+            for wire in plan.integers:
+                response = api.call(f"{route.method} {path}", params={wire: "1.0"})
+
+                assert (400, "INVALID-FORMAT", wire) == (
+                    response.status_code,
+                    response.json()["code"],
+                    response.json()["field"],
+                ), (route.method, route.path, response.text)
+                checked.append(wire)
+
+        assert {"limit", "offset", "startTime", "duration", "tzOffset"} <= set(checked)
+
+    def test_more_digits_than_any_accepted_integer_is_out_of_range(self, api):
+        """A 5,000-digit ``limit`` is 400 OUT-OF-RANGE (decision 36), not a converter's failure."""
+        response = api.call("GET /setup/v1/services", params={"limit": "9" * 5000})
+
+        assert (400, "OUT-OF-RANGE", "limit") == (
+            response.status_code,
+            response.json()["code"],
+            response.json()["field"],
+        )
+
+    @pytest.mark.parametrize(("text", "value"), [("0", 0), ("-0", 0), ("7", 7), ("-12", -12)])
+    def test_integer_text_reads_json_integers(self, text, value):
+        """``integer_text`` passes the integers of RFC 8259 through unchanged."""
+        assert value == int(integer_text(text, field="limit"))
+
+    @pytest.mark.parametrize("text", ["1.", ".5", "1e3", "+1", "007", "-", "1\n"])
+    def test_integer_text_refuses_the_rest(self, text):
+        """``integer_text`` refuses what is not a JSON integer, naming the field."""
+        with pytest.raises(InvalidFormat) as refused:
+            integer_text(text, field="limit")
+
+        assert ("limit", text) == (refused.value.field, refused.value.value)

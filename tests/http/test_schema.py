@@ -61,7 +61,8 @@ _RANGE = "a start before its end: a rule across two fields"
 _CUSTOMER = "a hold becomes an appointment only with a customer (name or e-mail), across fields"
 _PATCH = "a JSON Patch's paths must name the record's fields: a path is free text in the schema"
 _REMINDER = "a reminder's value range depends on its unit (1..24 hours, 1..30 days)"
-_TEXT = "text whose values are a closed set not listed (ISO country codes, zone names, lat,long)"
+_TEXT = "text whose values are a closed set not listed (ISO country codes, zone names)"
+_POINT = "nearestTo's pattern states two numbers, not their ranges (-90..90, -180..180)"
 _ID_ITEMS = "ids inside lists and path placeholders are read as ids (non-empty) by the operation"
 _NAME = "a name the operation requires non-blank while the route declares no record to state it"
 _FIELD_NAME = (
@@ -107,7 +108,7 @@ NOT_STATED: dict[str, str] = {
     "POST /setup/v1/locations/bulk": _REMINDER,
     "PUT /setup/v1/locations/{id}/appointmentreminders": _REMINDER,
     "GET /consumer/v1/customers/states": _TEXT,
-    "GET /consumer/v1/locations": _TEXT,
+    "GET /consumer/v1/locations": _POINT,
     "POST /setup/v1/locations": _TEXT,
     "PUT /setup/v1/locations/{id}/settings/scope/{settingsScope}": _TEXT,
     "PUT /setup/v1/resources/bulk": _ID_ITEMS,
@@ -246,6 +247,32 @@ class TestConstraints:
         assert (1, 100) == bounds("/setup/v1/services", "limit")
         assert (1, 500) == bounds("/consumer/v1/services", "limit")
         assert 0 == bounds("/setup/v1/services", "offset")[0]
+
+    @pytest.mark.parametrize(
+        "body", ["LocationsCreateBody", "LocationsUpdateBody", "LocationsUpdateWithIdBody"]
+    )
+    def test_coordinates_are_bounded_by_the_globe(self, body: str):
+        """A location's latitude is -90..90 and its longitude -180..180 (the model's validators)."""
+        properties = _component(body)["properties"]
+
+        def bounds(name: str) -> tuple[float, float]:
+            schema = next(m for m in properties[name]["oneOf"] if m["type"] == "number")
+            return schema["minimum"], schema["maximum"]
+
+        assert ((-90, 90), (-180, 180)) == (bounds("latitude"), bounds("longitude"))
+
+    def test_nearest_to_states_its_text(self):
+        """nearestTo's pattern is the one its reader applies: two JSON numbers and a comma."""
+        paths = _service.app.openapi_schema.to_schema()["paths"]
+        (parameter,) = [
+            p
+            for p in paths["/consumer/v1/locations"]["get"]["parameters"]
+            if p["name"] == "nearestTo"
+        ]
+        pattern = re.compile(_string(parameter["schema"])["pattern"])
+
+        assert all(pattern.search(text) for text in ("52.37,-4.9", "-1e1,0", "0,180"))
+        assert not any(pattern.search(text) for text in ("91", "nan,0", "+1,2", "1, 2", "1,2,3"))
 
     def test_error_bodies_always_have_field(self):
         """ErrorBody lists field as required (null when no field applies, decision 44)."""

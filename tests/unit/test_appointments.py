@@ -516,6 +516,25 @@ class TestSlotCheck:
 
         assert before == snapshot(ws)
 
+    @pytest.mark.parametrize("separated", ["{a},,{b}", ",{a}", "{a},", ""])
+    def test_multi_resource_text_with_an_empty_member_is_refused(
+        self,
+        ws: Workspace,
+        service: Service,
+        resource: Resource,
+        other_resource: Resource,
+        separated: str,
+    ):
+        """``resource_ids="a,,b"`` is InvalidFormat naming resource_ids; nothing is booked."""
+        before = snapshot(ws)
+        named = separated.format(a=resource.id, b=other_resource.id)
+
+        with pytest.raises(InvalidFormat) as refused:
+            ws.appointments.create(service.id, at(900), at(930), resource_ids=named)
+
+        assert "resource_ids" == refused.value.field
+        assert before == snapshot(ws)
+
     def test_without_a_resource_the_round_robin_picks_a_free_one(
         self, ws: Workspace, service: Service, resource: Resource, other_resource: Resource
     ):

@@ -23,7 +23,7 @@ from slotwise.availability.calculator import (
 from slotwise.availability.query import AvailabilityQuery
 from slotwise.availability.results import Reason, Slot, UnavailableTime
 from slotwise.availability.snapshot import Snapshot
-from slotwise.errors import InconsistentFields, NaiveDatetime, OutOfRange
+from slotwise.errors import InconsistentFields, InvalidFormat, NaiveDatetime, OutOfRange
 from slotwise.model import (
     Allocation,
     Appointment,
@@ -692,6 +692,20 @@ class TestRoundRobin:
         """r1 named twice: the slots name it once, as a booking of them takes it."""
         assert {("r1", "r2")} == {
             slot.resource_ids for slot in slots(self.two(), resource_ids=named)
+        }
+
+    @pytest.mark.parametrize("named", ["r1,,r2", ",r1", "r1,", "", " ", "r1, ,r2", ("r1", "")])
+    def test_an_empty_resource_id_is_refused(self, named: str | tuple[str, ...]):
+        """An empty member of resource_ids names no resource: InvalidFormat, not fewer ids."""
+        with pytest.raises(InvalidFormat) as refused:
+            slots(self.two(), resource_ids=named)
+
+        assert ("resource_ids", named) == (refused.value.field, refused.value.value)
+
+    def test_white_space_around_an_id_is_dropped(self):
+        """``"r1, r2"`` names r1 and r2, as the spec's comma-separated text is written."""
+        assert {("r1", "r2")} == {
+            slot.resource_ids for slot in slots(self.two(), resource_ids=" r1, r2 ")
         }
 
     def test_resource_ids_with_an_unusable_resource_offer_nothing(self):

@@ -17,6 +17,7 @@ from slotwise import (
     InvalidTimeZone,
     LocationSettings,
     NotFound,
+    OutOfRange,
     Reminder,
     ReminderSchedule,
     SettingsScope,
@@ -182,3 +183,36 @@ class TestSettings:
         page = ws.locations.list(nearest_to=(48.0, 2.0))
 
         assert [loc.name for loc in page.data] == ["Paris", "London", "Nowhere"]
+
+    @pytest.mark.parametrize(
+        ("point", "field"),
+        [((91, 0), "nearest_to[0]"), ((-90.5, 0), "nearest_to[0]"), ((0, 181), "nearest_to[1]")],
+    )
+    def test_nearest_to_off_the_globe_is_refused(
+        self, ws: Workspace, point: tuple[float, float], field: str
+    ):
+        """A latitude off -90..90 or a longitude off -180..180 is OutOfRange naming its place."""
+        with pytest.raises(OutOfRange) as info:
+            ws.locations.list(nearest_to=point)
+
+        assert field == info.value.field
+
+    def test_nearest_to_at_the_poles_and_the_date_line(self, ws: Workspace):
+        """The ends of the ranges are points on the globe: (90, 180) and (-90, -180) are read."""
+        ws.locations.create(name="London", latitude=51.5, longitude=-0.12)
+
+        assert 1 == ws.locations.list(nearest_to=(90, 180)).total
+        assert 1 == ws.locations.list(nearest_to=(-90, -180)).total
+
+    @pytest.mark.parametrize("changes", [{"latitude": 91}, {"longitude": -180.01}])
+    def test_coordinates_off_the_globe_are_refused(self, ws: Workspace, changes: dict[str, float]):
+        """create and update refuse a coordinate off the globe, naming it; nothing changes."""
+        with pytest.raises(OutOfRange) as created:
+            ws.locations.create(name="Atlantis", **changes)  # type: ignore[arg-type]
+        location = ws.locations.create(name="Downtown", latitude=40.7, longitude=-74.0)
+        with pytest.raises(OutOfRange) as updated:
+            ws.locations.update(location.id, **changes)  # type: ignore[arg-type]
+
+        (field,) = changes
+        assert (field, field) == (created.value.field, updated.value.field)
+        assert (location,) == ws.locations.list().data

@@ -599,6 +599,45 @@ class TestLocation:
             location.settings_scope,
         )
 
+    @pytest.mark.parametrize(
+        ("latitude", "longitude"), [(-90, -180), (90, 180), (0, 0), (52.3676, 4.9041), (-33.9, 18)]
+    )
+    def test_coordinates_within_the_globe(self, latitude: float, longitude: float):
+        """Latitudes -90..90 and longitudes -180..180 are kept, both ends included."""
+        location = make_location(latitude=latitude, longitude=longitude)
+
+        assert (latitude, longitude) == (location.latitude, location.longitude)
+
+    @pytest.mark.parametrize(
+        ("field", "value", "allowed"),
+        [
+            ("latitude", 90.0001, "between -90 and 90"),
+            ("latitude", -91, "between -90 and 90"),
+            ("longitude", 180.5, "between -180 and 180"),
+            ("longitude", -181, "between -180 and 180"),
+        ],
+    )
+    def test_coordinates_off_the_globe_are_refused(self, field: str, value: float, allowed: str):
+        """A latitude off -90..90 or a longitude off -180..180 is OutOfRange naming its field."""
+        with pytest.raises(OutOfRange) as info:
+            make_location(**{field: value})
+
+        assert (field, allowed, value) == (
+            info.value.field,
+            info.value.allowed,
+            info.value.requested,
+        )
+        assert f"{field} must be {allowed}" in info.value.message
+
+    @pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf"), "52.1", True])
+    @pytest.mark.parametrize("field", ["latitude", "longitude"])
+    def test_a_coordinate_is_a_finite_number(self, field: str, value: object):
+        """NaN, infinities, text and booleans are InvalidFormat naming the field."""
+        with pytest.raises(InvalidFormat) as info:
+            make_location(**{field: value})
+
+        assert field == info.value.field
+
 
 class TestPrincipal:
     @pytest.mark.parametrize("company_id", ["", None])

@@ -14,7 +14,7 @@ from slotwise.model._checks import (
     check_hhmm,
     check_int,
     check_optional_zone,
-    str_tuple,
+    id_list,
 )
 from slotwise.model.catalog import RoundRobin
 
@@ -25,10 +25,7 @@ MAX_TZ_OFFSET = 14 * 60
 
 def _resource_ids(value: object) -> tuple[str, ...]:
     # The spec sends resourceIds as one comma-separated string; Python callers pass a sequence.
-    if isinstance(value, str):
-        ids = tuple(part.strip() for part in value.split(",") if part.strip())
-    else:
-        ids = str_tuple(value, field="resource_ids")  # type: ignore[arg-type]
+    ids = id_list(value, field="resource_ids")
     # A resource named twice is one resource, as a booking of the slot takes it.
     return tuple(dict.fromkeys(ids))
 

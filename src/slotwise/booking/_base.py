@@ -44,6 +44,7 @@ from slotwise.model import (
     Service,
     Trigger,
 )
+from slotwise.model._checks import id_list
 from slotwise.operations._context import Context
 from slotwise.operations.customers import (
     split_name,
@@ -137,11 +138,10 @@ def _past(
 
 def _named(resource_id: str | None, resource_ids: Sequence[str] | str | None) -> tuple[str, ...]:
     """Return the resources a call names: ``resource_id`` first, then ``resource_ids``, once each."""
-    if isinstance(resource_ids, str):
-        # The spec sends resourceIds as one comma-separated string.
-        resource_ids = [part.strip() for part in resource_ids.split(",") if part.strip()]
     named = [resource_id] if resource_id else []
-    named += list(resource_ids or ())
+    if resource_ids is not None:
+        # The spec sends resourceIds as one comma-separated string; an empty member is refused.
+        named += id_list(resource_ids, field="resource_ids")
     for rid in named:
         if not isinstance(rid, str) or not rid:
             raise InvalidFormat(field="resource_ids", expected="resource ids", value=rid)

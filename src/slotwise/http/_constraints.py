@@ -30,7 +30,14 @@ from slotwise.paging import MAX_LIMIT
 
 from ._bodies import sources
 
-__all__ = ["QUERY_LIMITS", "TAKES_PATCH", "field_keywords", "publish", "query_keywords"]
+__all__ = [
+    "POINT_PATTERN",
+    "QUERY_LIMITS",
+    "TAKES_PATCH",
+    "field_keywords",
+    "publish",
+    "query_keywords",
+]
 
 QUERY_LIMITS: Final = "slotwise_query_limits"
 """The key of a route handler's ``opt`` holding its query parameters' keywords, by wire name."""
@@ -44,6 +51,12 @@ _PATCH_MEDIA: Final = "application/json-patch+json"
 # space (check_text's blank test); JSON Schema allows one pattern per schema, so both are one.
 _NO_NUL: Final = r"^[^\x00]*$"
 _NOT_BLANK: Final = r"^[^\x00]*[^\x00\s][^\x00]*$"
+
+# ``nearestTo``: two numbers as JSON writes them (RFC 8259), latitude first. A pattern cannot
+# state their ranges (-90..90, -180..180): the operation refuses those, 400 OUT-OF-RANGE.
+_NUMBER: Final = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
+POINT_PATTERN: Final = rf"^{_NUMBER},{_NUMBER}$"
+"""The text of a ``latitude,longitude`` query value (``52.37,4.9``)."""
 
 _INTEGER_BOUND: Final = 2**53
 _ATTRIBUTES: Final = {
@@ -100,6 +113,8 @@ def query_keywords(name: str, hint: Any, *, max_limit: int = MAX_LIMIT) -> dict[
         return {"minimum": 0, "maximum": _INTEGER_BOUND}
     if name == "limit":
         return {"minimum": 1, "maximum": max_limit}
+    if name == "nearest_to":
+        return {"pattern": POINT_PATTERN}
     return _typed(hint, name)
 
 

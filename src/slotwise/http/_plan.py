@@ -13,7 +13,7 @@ import inspect
 import re
 import types
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime
 from typing import Any, Final, Union, get_args, get_origin
 
@@ -22,13 +22,15 @@ from litestar import params as litestar_params
 
 from slotwise.errors import (
     InvalidFormat,
+    OutOfRange,
 )
 from slotwise.operations._inputs import required_keys, stripped
+from slotwise.operations._values import INT_LIMIT
 from slotwise.operations.services import CONSUMER_MAX_LIMIT
 from slotwise.paging import MAX_LIMIT
 
 from ._bodies import PatchOperation, body_struct, fields_of, input_type
-from ._constraints import query_keywords
+from ._constraints import POINT_PATTERN, query_keywords
 from ._errors import BODY, ITEM_ID
 from ._routes import Route
 from ._wire import camel, wire_name
@@ -36,6 +38,7 @@ from ._wire import camel, wire_name
 __all__ = [
     "QUERY_READERS",
     "Plan",
+    "integer_text",
     "query_parameter",
     "query_type",
     "signature_items",
@@ -96,13 +99,42 @@ def query_parameter(wire: str, *, required: bool) -> Any:
     return litestar_params.QueryParameter(name=wire, required=False, default=None)
 
 
+# The integers of JSON (RFC 8259): an optional minus and digits without a leading zero. Litestar
+# reads a query parameter leniently ("5.0", "1e3" as 5 and 1000); this is the text it may read.
+_INTEGER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_INTEGER_DIGITS: Final = len(str(INT_LIMIT))
+INTEGER_TEXT: Final = "an integer: decimal digits, optionally after '-', without a leading zero"
+
+
+def integer_text(text: str, *, field: str) -> str:
+    """
+    Return the query parameter text *text* when it is an integer as JSON writes one.
+
+    Raises:
+        InvalidFormat: naming *field* for anything else (``5.0``, ``1e3``, ``+5``, ``05``, ``''``).
+        OutOfRange: naming *field* for more digits than an integer within +-2**53 has.
+    """
+    if _INTEGER.fullmatch(text) is None:
+        raise InvalidFormat(field=field, expected=INTEGER_TEXT, value=text)
+    if len(text.removeprefix("-")) > _INTEGER_DIGITS:
+        # Decision 36's bound; the operation would refuse it too, had it been read.
+        raise OutOfRange(field=field, allowed=f"within +-{INT_LIMIT}", requested=text)
+    return text
+
+
+_POINT: Final = re.compile(POINT_PATTERN)
+
+
 def _point(text: str) -> tuple[float, float]:
-    try:
-        latitude, longitude = (float(part) for part in text.split(","))
-    except ValueError:
+    """
+    Return ``nearestTo``'s ``latitude,longitude`` as two floats (JSON numbers: no ``+``, ``nan``,
+    ``inf``, ``_`` or spaces); the operation checks their ranges, as for a Python caller.
+    """
+    if _POINT.fullmatch(text) is None:
         raise InvalidFormat(
-            field="nearestTo", expected="'latitude,longitude'", value=text
-        ) from None
+            field="nearestTo", expected="'latitude,longitude' (two numbers)", value=text
+        )
+    latitude, longitude = (float(part) for part in text.split(","))
     return latitude, longitude
 
 
@@ -141,6 +173,11 @@ class Plan:
         self.query = [p for p in rest if not has_body or p[0] in route.query]
         self.body_items = [p for p in rest if has_body and p[0] not in route.query]
         self.query_names = {route.rename.get(name) or camel(name) for name, *_ in self.query}
+        self.integers = {
+            route.rename.get(name) or camel(name): name
+            for name, hint, *_ in self.query
+            if query_type(hint) is int
+        }
         self.required = frozenset(
             name for name, _, default, _ in self.body_items if default is inspect.Parameter.empty
         )
@@ -149,6 +186,15 @@ class Plan:
             self.body = self._body_type()
         self.wire = self._wire_names()
         self.choices = self._choices()
+
+    def check_integers(self, sent: Callable[[str], Iterable[str]]) -> None:
+        """
+        Refuse an integer query parameter whose text is no JSON integer (see
+        :func:`integer_text`); *sent* returns every value sent under a wire name.
+        """
+        for wire, name in self.integers.items():
+            for text in sent(wire):
+                integer_text(text, field=name)
 
     @property
     def allowed(self) -> list[str]:

@@ -12,7 +12,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, date, datetime
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import attrs
 
@@ -147,23 +147,49 @@ def check_int(
     return _states(validate, minimum=low, maximum=high)
 
 
-def check_number(*, low: float | None = None, optional: bool = False) -> Validator:
-    """Validate an int or float at least *low*."""
+def check_number(
+    *, low: float | None = None, high: float | None = None, optional: bool = False
+) -> Validator:
+    """Validate a finite int or float within inclusive bounds (``None`` allowed when *optional*)."""
 
     def validate(_instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
         if value is None and optional:
             return
-        # NaN passes every "< low" test and is unequal to itself; infinities are no amounts.
-        if (
-            not isinstance(value, int | float)
-            or isinstance(value, bool)
-            or (isinstance(value, float) and not math.isfinite(value))
-        ):
-            raise InvalidFormat(field=attribute.name, expected="a finite number", value=value)
-        if low is not None and value < low:
-            raise OutOfRange(field=attribute.name, allowed=_bounds(low, None), requested=value)
+        _check_finite(value, field=attribute.name, low=low, high=high)
 
-    return _states(validate, minimum=low)
+    return _states(validate, minimum=low, maximum=high)
+
+
+def _check_finite(value: Any, *, field: str, low: float | None, high: float | None) -> None:
+    # NaN passes every "< low" test and is unequal to itself; infinities are no amounts.
+    if (
+        not isinstance(value, int | float)
+        or isinstance(value, bool)
+        or (isinstance(value, float) and not math.isfinite(value))
+    ):
+        raise InvalidFormat(field=field, expected="a finite number", value=value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise OutOfRange(field=field, allowed=_bounds(low, high), requested=value)
+
+
+LATITUDE: Final = (-90, 90)
+"""The degrees a latitude lies within (inclusive): south pole to north pole."""
+LONGITUDE: Final = (-180, 180)
+"""The degrees a longitude lies within (inclusive): -180 and 180 are the same meridian."""
+
+
+def check_point(value: tuple[float, float], *, field: str) -> tuple[float, float]:
+    """
+    Return the ``(latitude, longitude)`` *value* when both are finite numbers within
+    :data:`LATITUDE` and :data:`LONGITUDE`.
+
+    Raises:
+        InvalidFormat: naming ``field[0]`` or ``field[1]`` for a value that is no finite number.
+        OutOfRange: naming ``field[0]`` (the latitude) or ``field[1]`` (the longitude) off its range.
+    """
+    for index, (low, high) in enumerate((LATITUDE, LONGITUDE)):
+        _check_finite(value[index], field=f"{field}[{index}]", low=low, high=high)
+    return value
 
 
 def check_choice(*choices: object) -> Validator:
@@ -313,6 +339,30 @@ def str_tuple(value: Iterable[str], *, field: str = "value") -> tuple[str, ...]:
     if not all(isinstance(item, str) for item in items):
         raise InvalidFormat(field=field, expected=expected, value=value)
     return items
+
+
+def id_list(value: object, *, field: str) -> tuple[str, ...]:
+    """
+    Return the ids *value* names: a sequence of ids, or one string of ids separated by commas
+    (the spec's ``resourceIds``), white space around each id dropped.
+
+    An empty member names no record: ``"a,,b"``, ``",a"``, ``"a,"``, ``""`` and ``" "`` are
+    refused rather than read as fewer ids (a client that means no ids leaves the value out).
+
+    Raises:
+        InvalidFormat: naming *field* for an empty member, or for a value that is neither a
+            string nor a sequence of strings.
+    """
+    if isinstance(value, str):
+        ids = tuple(part.strip() for part in value.split(","))
+    else:
+        ids = str_tuple(value, field=field)  # type: ignore[arg-type]
+    if not all(ids):
+        raise InvalidFormat(field=field, expected=_ID_LIST, value=value)
+    return ids
+
+
+_ID_LIST = "ids separated by commas, none of them empty"
 
 
 def as_utc(value: Any) -> Any:

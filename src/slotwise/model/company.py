@@ -13,11 +13,14 @@ import attrs
 from slotwise.errors import FieldRequired, InconsistentFields, InvalidFormat, OutOfRange
 
 from ._checks import (
+    LATITUDE,
+    LONGITUDE,
     check_bool,
     check_choice,
     check_date,
     check_email,
     check_int,
+    check_number,
     check_phone,
     check_text,
     check_url,
@@ -358,8 +361,12 @@ class Location:
     website: str | None = attrs.field(default=None, validator=check_url)
     logo: str | None = attrs.field(default=None, validator=check_url)
     address: Address = attrs.field(factory=Address)
-    latitude: float | None = None
-    longitude: float | None = None
+    latitude: float | None = attrs.field(
+        default=None, validator=check_number(low=LATITUDE[0], high=LATITUDE[1], optional=True)
+    )
+    longitude: float | None = attrs.field(
+        default=None, validator=check_number(low=LONGITUDE[0], high=LONGITUDE[1], optional=True)
+    )
     business_hours: BusinessHours = attrs.field(factory=BusinessHours)
     holidays: tuple[Holiday, ...] = attrs.field(default=(), converter=_holidays)
     settings: LocationSettings = attrs.field(factory=LocationSettings)

@@ -26,6 +26,7 @@ from slotwise.model import (
     ServiceScope,
     SettingsScope,
 )
+from slotwise.model._checks import check_point
 from slotwise.operations._boundary import operations
 from slotwise.operations._context import Context
 from slotwise.operations._deletion import delete_location
@@ -256,6 +257,10 @@ class LocationOperations(AllPages[Location]):
             friendly_id: keeps the location with exactly this friendly id.
             nearest_to: ``(latitude, longitude)``; orders by great-circle distance, locations
                 without coordinates last. Otherwise the order is creation order.
+
+        Raises:
+            OutOfRange: naming ``nearest_to[0]`` for a latitude off -90..90, ``nearest_to[1]``
+                for a longitude off -180..180.
         """
         locations = self._ctx.configured_read(self._ctx.visible_locations)
         if name is not None:
@@ -264,7 +269,8 @@ class LocationOperations(AllPages[Location]):
         if friendly_id is not None:
             locations = [loc for loc in locations if loc.friendly_id == friendly_id]
         if nearest_to is not None:
-            locations.sort(key=lambda loc: _distance_key(loc, nearest_to))
+            point = check_point(nearest_to, field="nearest_to")
+            locations.sort(key=lambda loc: _distance_key(loc, point))
         return paginate(locations, url="/consumer/v1/locations", offset=offset, limit=limit)
 
     def set_holidays(self, location_id: str, /, holidays: Iterable[Holiday]) -> Location:
