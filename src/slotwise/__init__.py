@@ -127,6 +127,8 @@ from slotwise.model.events import OutboxEvent as OutboxEvent
 from slotwise.model.events import QueuedReminder as QueuedReminder
 from slotwise.model.events import ReminderChannel as ReminderChannel
 from slotwise.model.events import Trigger as Trigger
+from slotwise.model.events import from_json_data as from_json_data
+from slotwise.model.events import to_json_data as to_json_data
 from slotwise.operations.availability import AvailabilityFields as AvailabilityFields
 from slotwise.operations.availability import AvailabilityOperations as AvailabilityOperations
 from slotwise.operations.availability import RescheduleFields as RescheduleFields
@@ -258,6 +260,8 @@ __all__ = [
     "Trigger",
     "Weekday",
     "WeeklyHours",
+    "from_json_data",
+    "to_json_data",
     # Availability
     "AvailabilityQuery",
     "AvailableTimes",

@@ -86,6 +86,13 @@ class Scheduler:
     :attr:`tokens`) need no principal; everything else runs in a :class:`Workspace` from
     :meth:`as_principal`.
 
+    One scheduler, and the workspaces it hands out, may be shared by any number of threads (the
+    HTTP service runs every request's operation on a worker thread over one scheduler): what
+    two operations may interleave is the store's to decide, and both stores are thread-safe
+    (a ``SQLStore`` holds one pooled connection per running operation; size its pool to the
+    threads). The scheduler owns no connection; close a ``SQLStore`` you made from a URL with
+    its ``close()`` when your application stops.
+
     .. versionadded:: 0.1
     """
 

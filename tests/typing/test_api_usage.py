@@ -150,3 +150,20 @@ def test_replica_api() -> None:
     token: str | None = session.token
 
     assert (None, None) == (found, token)
+
+
+def test_hours_take_one_window_per_day() -> None:
+    """WeeklyHours and BusinessHours take a day's record or a mapping; mypy refuses a list."""
+    window = slotwise.DayWindow(start_time=900, end_time=1700)
+    hours = slotwise.WeeklyHours(mon=window, tue={"start_time": 1000, "end_time": 1600})
+    business = slotwise.BusinessHours(
+        mon=slotwise.DayHours(is_open=True, start_time=800, end_time=1800),
+        tue={"is_open": True, "start_time": 900, "end_time": 1700},
+    )
+    with pytest.raises(slotwise.InvalidFormat):
+        slotwise.WeeklyHours(mon=[window])  # type: ignore[arg-type]
+    with pytest.raises(slotwise.InvalidFormat):
+        slotwise.BusinessHours(mon=[business.mon])  # type: ignore[arg-type]
+
+    assert (window, 1600) == (hours.mon, hours.tue.end_time)
+    assert 1700 == business.tue.end_time

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import pickle
-from datetime import date
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
@@ -394,7 +395,7 @@ class TestToDict:
             "code": "INVALID-CHOICE",
             "message": error.message,
             "field": "interval",
-            "allowed": (1, 5),
+            "allowed": [1, 5],
             "requested": 7,
         } == error.to_dict()
 
@@ -407,6 +408,45 @@ class TestToDict:
     def test_none_fields_are_left_out(self):
         """A ValidationError without a field does not serialise field: None."""
         assert "field" not in ValidationError("bad").to_dict()
+
+    def test_data_fields_are_json_data_whatever_was_sent(self):
+        """Dates, enums, sets, records and nan sent by a caller come out as JSON data."""
+        from slotwise import AppointmentStatus, DayWindow
+
+        sent: dict[str, object] = {
+            "date": date(1800, 1, 1),
+            "utc": datetime(2026, 1, 5, 12, 30, tzinfo=UTC),
+            "offset": datetime(2026, 1, 5, 12, 30, tzinfo=timezone(timedelta(hours=-5))),
+            "status": AppointmentStatus.BOOKED,
+            "set": {AppointmentStatus.CANCELLED, AppointmentStatus.BOOKED},
+            "records": [DayWindow(start_time=900, end_time=1700)],
+            "nan": float("nan"),
+            "keys": {1: ("a", "b")},
+            "other": object,
+        }
+        error = InvalidFormat(field="weekly_hours", expected="a DayWindow", value=sent)
+
+        assert {
+            "date": "1800-01-01",
+            "utc": "2026-01-05T12:30:00Z",
+            "offset": "2026-01-05T12:30:00-05:00",
+            "status": "BK",
+            "set": ["BK", "CN"],
+            "records": [{"start_time": 900, "end_time": 1700}],
+            "nan": "nan",
+            "keys": {"1": ["a", "b"]},
+            "other": "<class 'object'>",
+        } == error.to_dict()["value"]
+        assert error.to_dict() == json.loads(json.dumps(error.to_dict(), allow_nan=False))
+
+    def test_requested_date_is_iso_text(self):
+        """An out-of-range date is quoted as ISO 8601 text, the message keeps its repr."""
+        error = OutOfRange(
+            field="start_date", allowed="1900-01-01..9999-12-31", requested=date(1800, 1, 1)
+        )
+
+        assert "1800-01-01" == error.to_dict()["requested"]
+        assert "datetime.date(1800, 1, 1)" in error.message
 
     def test_not_found_has_no_data_fields(self):
         """NotFound serialises code and message only (kind and id are in the message)."""

@@ -1,6 +1,9 @@
-"""``from_json_data`` reads back what ``to_json_data`` wrote: the outbox's record snapshots."""
+"""``to_json_data`` turns records into JSON data; ``from_json_data`` reads back what it wrote."""
 
 from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
 
 import pytest
 
@@ -32,3 +35,47 @@ class TestFromJsonData:
         """Without its required fields the record cannot be built (TypeError)."""
         with pytest.raises(TypeError):
             from_json_data(Appointment, {"id": "a"})
+
+
+class TestToJsonData:
+    """``slotwise.to_json_data``: an embedding application's way from a record to JSON."""
+
+    def test_is_public(self):
+        """Both functions are importable from slotwise itself, as the docs show them."""
+        import slotwise
+
+        assert (to_json_data, from_json_data) == (slotwise.to_json_data, slotwise.from_json_data)
+
+    @pytest.mark.parametrize("record", RECORDS, ids=lambda record: type(record).__name__)
+    def test_every_record_kind_dumps_as_json(self, record):
+        """json.dumps writes every record kind's data as it is; the JSON text reads back the record."""
+        data = to_json_data(record)
+
+        assert record == from_json_data(type(record), json.loads(json.dumps(data)))
+
+    def test_a_page_and_an_availability_answer_dump_as_json(self):
+        """A page of appointments and a week's slots dump, slots in the location's zone."""
+        import slotwise
+        from slotwise.testing import ManualClock
+
+        clock = ManualClock(datetime(2026, 1, 5, 12, tzinfo=UTC))
+        scheduler = slotwise.Scheduler(clock=clock)
+        company = scheduler.create_company(name="Salon", timezone="America/New_York")
+        ws = scheduler.for_company(company.id)
+        ws.locations.create(name="Main St")
+        cut = ws.services.create(name="Cut", duration=30, reason="menu")
+        ws.resources.create(name="Ana", reason="staff")
+        week = ws.availability.times(cut.id, "2026-01-06", "2026-01-06")
+        slot = week.available_times[0]
+        ws.appointments.create(
+            cut.id, slot.start, slot.end, name="Ann Lee", email="a@b.co", complete_booking="BK"
+        )
+
+        page = json.loads(json.dumps(to_json_data(ws.appointments.list())))
+        times = json.loads(json.dumps(to_json_data(week)))
+
+        assert ("BK", "2026-01-06T14:00:00+00:00") == (
+            page["data"][0]["status"],
+            page["data"][0]["start"],
+        )
+        assert "2026-01-06T09:00:00-05:00" == times["available_times"][0]["start"]

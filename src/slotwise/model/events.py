@@ -197,7 +197,11 @@ def to_json_data(value: object) -> Any:
 
     attrs records become :class:`FrozenJSON` objects of all their fields, datetimes and dates
     ISO 8601 text, enums their values, mappings :class:`FrozenJSON`, other iterables tuples;
-    anything else its ``str()``.
+    anything else its ``str()``. ``json.dumps`` (or any JSON encoder) writes the result as it
+    is: the way to turn a record, a :class:`~slotwise.Page` or an availability answer into
+    JSON in an application of your own. Datetimes keep their zone: records keep UTC (an
+    appointment's ``start``), availability answers the zone asked for (the location's by
+    default); names are the Python field names.
 
     .. versionadded:: 0.1
     """

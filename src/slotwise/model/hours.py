@@ -109,7 +109,9 @@ class DayWindow:
         return cls(start_time=0, end_time=END_OF_DAY)
 
 
-def _window(value: object) -> DayWindow:
+def _window(value: DayWindow | Mapping[str, int]) -> DayWindow:
+    # The annotation types ``WeeklyHours(mon=...)`` for mypy; the check below stays for callers
+    # without a type checker.
     if isinstance(value, DayWindow):
         return value
     if isinstance(value, Mapping):
@@ -171,7 +173,7 @@ class WeeklyHours:
         return cls.every_day(DayWindow.all_day())
 
 
-def _normalise_day(value: object) -> DayHours:
+def _normalise_day(value: DayHours | Mapping[str, Any]) -> DayHours:
     if isinstance(value, Mapping):
         value = DayHours(
             is_open=value.get("is_open", False),
