@@ -216,6 +216,33 @@ class TestAppointments:
             confirmed.json()["confirmed"],
         )
 
+    def test_reserve_takes_the_book_body(self, api):
+        """
+        PUT .../reserve takes what PUT .../book takes: customer message, custom fields and
+        booking-field values are kept on the reservation.
+        """
+        hold = api.ids["A"]["hold"]
+        reserved = api.call(
+            "PUT /consumer/v1/appointments/{id}/reserve",
+            id=hold,
+            json={
+                "name": "Cy Dee",
+                "email": "cy@example.com",
+                "customerMessage": "ring twice",
+                "customFields": {"field2": "blue"},
+                "appointmentBookingFields": [{"name": "size", "value": "M"}],
+            },
+        )
+
+        body = reserved.json()
+        assert (200, "RS", "ring twice") == (
+            reserved.status_code,
+            body["status"],
+            body["customerMessage"],
+        ), body
+        assert {"field2": "blue"} == {k: v for k, v in body["customFields"].items() if v}
+        assert [{"name": "size", "value": "M"}] == body["appointmentBookingFields"]
+
     def test_field_definitions(self, api):
         """GET .../customfields and .../bookingfields answer the spec's list objects."""
         location = api.ids["A"]["location"]

@@ -116,6 +116,33 @@ class TestRequiredFields:
 
         assert raised.value.field == "custom_fields.field1"
 
+    def test_a_hold_is_reserved_with_the_fields_it_left(
+        self, ws: Workspace, service: Service, resource: Resource
+    ):
+        """
+        ``reserve`` takes what ``book`` takes: a hold made without the required fields is
+        refused without them, and reserved with them (details and values kept).
+        """
+        held = hold(ws, service, resource, at(1000))
+
+        with pytest.raises(FieldRequired):
+            ws.appointments.reserve(held.id, name="Ann Lee", email="ann@example.com")
+        reserved = ws.appointments.reserve(
+            held.id,
+            name="Ann Lee",
+            email="ann@example.com",
+            phone_type="mobile",
+            customer_message="ground floor, please",
+            **FILLED,
+        )
+
+        assert (reserved.status.value, reserved.custom_fields, reserved.customer_message) == (
+            "RS",
+            {"field1": "none"},
+            "ground floor, please",
+        )
+        assert reserved.appointment_booking_fields == (FieldValue(name="size", value="M"),)
+
     def test_fields_of_another_location_do_not_apply(
         self, ws: Workspace, service: Service, resource: Resource
     ):

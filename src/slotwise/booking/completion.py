@@ -93,25 +93,17 @@ class AppointmentCompletion(BookingChecks):
             InvalidChoice: for a select field's value outside its choices.
             CustomerLimitReached: when the customer's limits are reached.
         """
-        details = _Details.of(
+        details, extra = _completion_values(
             email=email,
             name=name,
             phone=phone,
             phone_type=phone_type,
             phone_ext=phone_ext,
             customer_message=customer_message,
+            custom_fields=custom_fields,
+            appointment_booking_fields=appointment_booking_fields,
+            customer_booking_fields=customer_booking_fields,
         )
-        extra: dict[str, Any] = {}
-        if custom_fields is not None:
-            extra["custom_fields"] = custom_fields
-        if appointment_booking_fields is not None:
-            extra["appointment_booking_fields"] = _field_values(
-                appointment_booking_fields, field="appointment_booking_fields"
-            )
-        if customer_booking_fields is not None:
-            extra["customer_booking_fields"] = _field_values(
-                customer_booking_fields, field="customer_booking_fields"
-            )
         return self._with_meeting_link(
             self._complete(appointment_id, Operation.BOOK, details, extra)
         )
@@ -124,19 +116,36 @@ class AppointmentCompletion(BookingChecks):
         email: str | None = None,
         name: str | None = None,
         phone: str | None = None,
+        phone_type: str | None = None,
+        phone_ext: str | None = None,
+        customer_message: str | None = None,
+        custom_fields: Mapping[str, str] | None = None,
+        appointment_booking_fields: FieldValues | None = None,
+        customer_booking_fields: FieldValues | None = None,
     ) -> Appointment:
         """
         Reserve a hold: IN → RS (decision 21); a reservation has no expiry.
 
-        Spec: PUT /consumer/v1/appointments/{id}/reserve. Needs a customer like :meth:`book`
-        (details may be sent here); queues reminders, fires no event. An expired hold is
-        re-validated as in :meth:`book`.
+        Spec: PUT /consumer/v1/appointments/{id}/reserve. Takes what :meth:`book` takes, and
+        needs a customer like it: a reservation is checked for the same details and required
+        booking fields, so it takes them too. Queues reminders, fires no event. An expired hold
+        is re-validated as in :meth:`book`.
 
         Raises:
             the errors of :meth:`book`.
         """
-        details = _Details.of(email=email, name=name, phone=phone)
-        return self._complete(appointment_id, Operation.RESERVE, details, {})
+        details, extra = _completion_values(
+            email=email,
+            name=name,
+            phone=phone,
+            phone_type=phone_type,
+            phone_ext=phone_ext,
+            customer_message=customer_message,
+            custom_fields=custom_fields,
+            appointment_booking_fields=appointment_booking_fields,
+            customer_booking_fields=customer_booking_fields,
+        )
+        return self._complete(appointment_id, Operation.RESERVE, details, extra)
 
     def _complete(
         self,
@@ -223,3 +232,38 @@ class AppointmentCompletion(BookingChecks):
             return updated
 
         return self._run(locks, unit)
+
+
+def _completion_values(
+    *,
+    email: str | None,
+    name: str | None,
+    phone: str | None,
+    phone_type: str | None,
+    phone_ext: str | None,
+    customer_message: str | None,
+    custom_fields: Mapping[str, str] | None,
+    appointment_booking_fields: FieldValues | None,
+    customer_booking_fields: FieldValues | None,
+) -> tuple[_Details, dict[str, Any]]:
+    """Return the customer details and the field values a booking or reservation was sent."""
+    details = _Details.of(
+        email=email,
+        name=name,
+        phone=phone,
+        phone_type=phone_type,
+        phone_ext=phone_ext,
+        customer_message=customer_message,
+    )
+    extra: dict[str, Any] = {}
+    if custom_fields is not None:
+        extra["custom_fields"] = custom_fields
+    if appointment_booking_fields is not None:
+        extra["appointment_booking_fields"] = _field_values(
+            appointment_booking_fields, field="appointment_booking_fields"
+        )
+    if customer_booking_fields is not None:
+        extra["customer_booking_fields"] = _field_values(
+            customer_booking_fields, field="customer_booking_fields"
+        )
+    return details, extra
