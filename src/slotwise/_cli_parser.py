@@ -35,6 +35,13 @@ def _pool_mode(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _schema(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--schema",
+        help="the PostgreSQL schema or MariaDB database of the tables (default: the URL's)",
+    )
+
+
 def _create(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--create",
@@ -57,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--db", default=_DEFAULT_DB, help=f"SQLAlchemy database URL (default: {_DEFAULT_DB})"
     )
     _pool_mode(serve)
+    _schema(serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=port, default=8000, help="port to listen on")
     serve.add_argument("--workers", type=positive, default=1, help="worker processes")
@@ -112,10 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--db", default=_DEFAULT_DB, help=f"SQLAlchemy database URL (default: {_DEFAULT_DB})"
     )
     _pool_mode(worker)
-    worker.add_argument(
-        "--schema",
-        help="the PostgreSQL schema or MariaDB database of the tables (default: the URL's)",
-    )
+    _schema(worker)
     worker.add_argument("--concurrency", type=positive, default=1, help="sending threads")
     worker.add_argument(
         "--batch", type=batch, default=50, help="events claimed per round, 1 to 1000 (default 50)"
@@ -147,20 +152,20 @@ def build_parser() -> argparse.ArgumentParser:
         step = steps.add_parser(name, help=text)
         step.add_argument("--db", help="SQLAlchemy database URL")
         _pool_mode(step)
-        step.add_argument(
-            "--schema", help="the PostgreSQL schema or MariaDB database of the tables"
-        )
+        _schema(step)
     demo = commands.add_parser("demo", help="create the demo business (Acme Spa)")
     demo.add_argument(
         "--db", help="SQLAlchemy database URL to create it in (default: in memory, printed)"
     )
     _pool_mode(demo)
+    _schema(demo)
     tokens = commands.add_parser("tokens", help="issue, list and revoke API tokens")
     actions = tokens.add_subparsers(dest="action", required=True, metavar="ACTION")
 
     def with_db(sub: argparse.ArgumentParser) -> argparse.ArgumentParser:
         sub.add_argument("--db", help="SQLAlchemy database URL")
         _pool_mode(sub)
+        _schema(sub)
         return sub
 
     create = with_db(actions.add_parser("create", help="issue a token (printed once)"))

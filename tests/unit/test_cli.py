@@ -342,7 +342,7 @@ class TestSchemaCommands:
         # reads as unset) through monkeypatch, so that they are removed again afterwards.
         for name in ("DB", "POOL_MODE", "LOG_LEVEL", "LOG_FORMAT", "THREADS", "WITH_WORKER"):
             monkeypatch.setenv(f"SLOTWISE_{name}", "")
-        for name in ("ALLOW_LOCAL_WEBHOOKS", "MAX_BODY_SIZE", "CREATE"):
+        for name in ("ALLOW_LOCAL_WEBHOOKS", "MAX_BODY_SIZE", "CREATE", "SCHEMA"):
             monkeypatch.setenv(f"SLOTWISE_{name}", "")
         url = f"sqlite:///{tmp_path / 'none.db'}"
 
@@ -363,3 +363,54 @@ class TestSchemaCommands:
 
         with pytest.raises(StoreError, match="do not exist"):
             app_from_environment()
+
+    def test_the_served_app_reads_slotwise_schema(self, tmp_path, monkeypatch):
+        """Each server process's app opens the store in $SLOTWISE_SCHEMA (serve --schema sets
+        it): on SQLite, which has none, the store refuses it."""
+        pytest.importorskip("litestar")
+        from slotwise.errors import StoreError
+        from slotwise.http import app_from_environment
+
+        monkeypatch.setenv("SLOTWISE_DB", f"sqlite:///{tmp_path / 'any.db'}")
+        monkeypatch.setenv("SLOTWISE_SCHEMA", "bookings")
+        monkeypatch.setenv("SLOTWISE_LOG_LEVEL", "")
+
+        with pytest.raises(StoreError, match="SQLite has no schemas"):
+            app_from_environment()
+
+
+class TestSchemaOption:
+    """``--schema`` on demo and tokens reaches the store (PostgreSQL: tests/http/test_served.py)."""
+
+    @pytest.mark.parametrize(
+        "argv",
+        [
+            ("demo",),
+            ("tokens", "list", "--company", "x"),
+            ("tokens", "revoke", "t1"),
+        ],
+    )
+    def test_a_schema_on_sqlite_is_refused_by_the_store(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: tuple[str, ...]
+    ):
+        """SQLite has no schemas: the store refuses --schema, so the option was handed to it."""
+        url = f"sqlite:///{tmp_path / 'slotwise.db'}"
+
+        status, _ = _run(*argv, "--db", url, "--schema", "bookings")
+
+        assert 2 == status
+        assert "SQLite has no schemas" in capsys.readouterr().err
+
+    def test_demo_in_memory_refuses_a_schema(
+        self, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ):
+        """demo --schema without a database stops (exit 2) instead of ignoring the schema."""
+        monkeypatch.delenv("SLOTWISE_DB", raising=False)
+
+        with pytest.raises(SystemExit) as stopped:
+            _run("demo", "--schema", "bookings")
+
+        assert 2 == stopped.value.code
+        assert "slotwise: error: --schema needs --db URL (or $SLOTWISE_DB)\n" == (
+            capsys.readouterr().err
+        )
