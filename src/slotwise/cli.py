@@ -11,6 +11,7 @@ The ``slotwise`` command line (also ``python -m slotwise``)::
     slotwise schema status  --db URL [--schema NAME]
     slotwise schema upgrade --db URL [--schema NAME]
     slotwise demo   [--db URL] [--pool-mode MODE] [--schema NAME]
+    slotwise companies create --db URL [--schema NAME] --name NAME --timezone ZONE
     slotwise tokens create --db URL [--schema NAME] --company ID [--location ID ...]
                            --label TEXT [--days N]
     slotwise tokens list   --db URL [--schema NAME] --company ID
@@ -22,7 +23,9 @@ unless ``--no-create``. ``schema status`` prints this slotwise's schema version 
 tables' (exit status 1 when it cannot run on them); ``schema upgrade`` creates or upgrades the
 tables (``docs/sql.md``, "Schema version and upgrades"). ``demo`` creates a small business (Acme
 Spa) and prints its ids and a token: into ``--db`` to serve it, or in memory to print a week of
-its availability.
+its availability. ``companies create`` creates a company, as ``POST /setup/v1/companies`` does,
+and prints its id alone, so a deployment's first company (and then its first token) needs no
+token and no Python.
 
 ``--db`` takes a SQLAlchemy URL (``sqlite:///slotwise.db``, ``postgresql+psycopg://...``,
 ``mysql+pymysql://...``; the ``sql`` extra and a driver must be installed); ``--pool-mode
@@ -47,7 +50,8 @@ import re
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any, Literal, NoReturn, TextIO
 
@@ -272,11 +276,26 @@ def _demo(arguments: argparse.Namespace, out: TextIO) -> None:
 def _tokens(arguments: argparse.Namespace, out: TextIO) -> None:
     # A token needs a company, so the tables must exist: a mistyped --db is refused rather than
     # answered from new, empty tables (and a token command never upgrades tables either).
+    with _existing_tables(arguments) as scheduler:
+        _run_tokens(scheduler, arguments, out)
+
+
+def _companies(arguments: argparse.Namespace, out: TextIO) -> None:
+    # The tables must exist, as for the token commands: a company created in new tables of a
+    # mistyped --db would be lost to the served database (`slotwise schema upgrade` makes them).
+    with _existing_tables(arguments) as scheduler:
+        company = scheduler.create_company(name=arguments.name, timezone=arguments.timezone)
+    print(company.id, file=out)  # alone: CO=$(slotwise companies create ...)
+
+
+@contextmanager
+def _existing_tables(arguments: argparse.Namespace) -> Iterator[Scheduler]:
+    """The scheduler on ``--db``'s tables, which must exist (never created or upgraded)."""
     scheduler = _scheduler(
         arguments.db, schema=arguments.schema, pool_mode=arguments.pool_mode, create=False
     )
     try:
-        _run_tokens(scheduler, arguments, out)
+        yield scheduler
     finally:
         close = getattr(scheduler.store, "close", None)
         if close is not None:
@@ -363,6 +382,7 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
         "worker": _worker,
         "schema": _schema,
         "demo": _demo,
+        "companies": _companies,
         "tokens": _tokens,
     }
     command = commands[arguments.command]

@@ -76,14 +76,16 @@ def seed(url: str, *options: str) -> dict[str, str]:
 
 
 @contextmanager
-def served(url: str, *options: str, schema: str | None = None) -> Iterator[Served]:
+def served(
+    url: str, *options: str, schema: str | None = None, ids: dict[str, str] | None = None
+) -> Iterator[Served]:
     """
     Seed *url*, serve it with *options*, yield the server; stop it on leaving. With *schema*,
     both ``demo`` and ``serve`` get ``--schema`` (the tables' PostgreSQL schema or MariaDB
-    database).
+    database). With *ids* (a ``token`` among them) the database is served as it is, unseeded.
     """
     where = () if schema is None else ("--schema", schema)
-    ids = seed(url, *where)
+    ids = seed(url, *where) if ids is None else ids
     port = free_port()
     command = [sys.executable, "-m", "slotwise", "serve", "--db", url, "--port", str(port)]
     process = subprocess.Popen(

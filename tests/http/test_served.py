@@ -283,3 +283,44 @@ class TestSchemaOption:
 
         assert 1 == companies
         assert [(200, 2)] * 4 == [(a.status_code, a.json()["total"]) for a in answers]
+
+
+class TestFirstCompany:
+    def test_the_operator_flow_serves_a_company_made_on_the_command_line(self, tmp_path: Path):
+        """schema upgrade, companies create, tokens create, serve --no-create: the token's
+        request answers the new company, with no demo and no Python."""
+        import subprocess
+        import sys
+
+        from ._served import child_environment
+
+        url = f"sqlite:///{tmp_path / 'first.db'}"
+
+        def slotwise(*argv: str) -> str:
+            return subprocess.run(
+                [sys.executable, "-m", "slotwise", *argv, "--db", url],
+                env=child_environment(),
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=True,
+            ).stdout
+
+        slotwise("schema", "upgrade")
+        company_id = slotwise(
+            "companies", "create", "--name", "Bright Dental", "--timezone", "Europe/Brussels"
+        ).strip()
+        issued = slotwise("tokens", "create", "--company", company_id, "--label", "back office")
+        token = re.search(r"^token:\s+(\S+)$", issued, re.MULTILINE)
+        assert token is not None
+        with served(url, "--no-create", ids={"token": token.group(1)}) as server:
+            answer = httpx.get(
+                f"{server.base}/setup/v1/company/{company_id}", headers=server.headers
+            )
+        company = answer.json()
+
+        assert (200, "Bright Dental", "Europe/Brussels") == (
+            answer.status_code,
+            company["name"],
+            company["timezone"],
+        )

@@ -143,6 +143,7 @@ class TestPrecedence:
             ["tokens", "list", "--company", "co"],
             ["tokens", "create", "--company", "co", "--label", "a"],
             ["tokens", "revoke", "t1"],
+            ["companies", "create", "--name", "A", "--timezone", "UTC"],
         ],
     )
     def test_every_command_opening_the_tables_reads_schema(self, argv: list[str]):
