@@ -361,8 +361,9 @@ def _run_tokens(scheduler: Scheduler, arguments: argparse.Namespace, out: TextIO
         print(f"token:    {issued.token}", file=out)
         print("The token is shown this once; the database keeps only its hash.", file=out)
     elif arguments.action == "list":
+        listed = tokens.list(arguments.company)  # an unknown company prints nothing at all
         print("id\tlabel\tlocations\tcreated\texpires\trevoked", file=out)
-        for token in tokens.list(arguments.company):
+        for token in listed:
             print(_row(token), file=out)
     else:
         revoked = tokens.revoke(arguments.token_id)

@@ -106,6 +106,17 @@ class TestTokens:
         assert 2 == status
         assert capsys.readouterr().err.startswith("slotwise: error: Company 'nope'")
 
+    def test_listing_an_unknown_company_is_refused(
+        self, company: tuple[str, str, list[str]], capsys: pytest.CaptureFixture[str]
+    ):
+        """tokens list --company TYPO exits 2 naming the company (it printed an empty list)."""
+        url, _, _ = company
+
+        status, output = _run("tokens", "list", "--db", url, "--company", "TYPO")
+
+        assert (2, "") == (status, output)
+        assert capsys.readouterr().err.startswith("slotwise: error: Company 'TYPO'")
+
     @pytest.mark.parametrize("days", ["0", "-3", "soon"])
     def test_days_below_one_is_refused_in_words(
         self, company: tuple[str, str, list[str]], capsys: pytest.CaptureFixture[str], days: str
