@@ -35,6 +35,21 @@ def _pool_mode(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _schema(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--schema",
+        help="the PostgreSQL schema or MariaDB database of the tables (default: the URL's)",
+    )
+
+
+def _with_db(sub: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Give *sub* the options of a command on existing tables: --db, --pool-mode, --schema."""
+    sub.add_argument("--db", help="SQLAlchemy database URL")
+    _pool_mode(sub)
+    _schema(sub)
+    return sub
+
+
 def _create(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--create",
@@ -57,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--db", default=_DEFAULT_DB, help=f"SQLAlchemy database URL (default: {_DEFAULT_DB})"
     )
     _pool_mode(serve)
+    _schema(serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=port, default=8000, help="port to listen on")
     serve.add_argument("--workers", type=positive, default=1, help="worker processes")
@@ -112,10 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--db", default=_DEFAULT_DB, help=f"SQLAlchemy database URL (default: {_DEFAULT_DB})"
     )
     _pool_mode(worker)
-    worker.add_argument(
-        "--schema",
-        help="the PostgreSQL schema or MariaDB database of the tables (default: the URL's)",
-    )
+    _schema(worker)
     worker.add_argument("--concurrency", type=positive, default=1, help="sending threads")
     worker.add_argument(
         "--batch", type=batch, default=50, help="events claimed per round, 1 to 1000 (default 50)"
@@ -144,26 +157,23 @@ def build_parser() -> argparse.ArgumentParser:
         ("status", "print this slotwise's schema version beside the tables'"),
         ("upgrade", "create the tables, or run the steps upgrading them to this slotwise"),
     ):
-        step = steps.add_parser(name, help=text)
-        step.add_argument("--db", help="SQLAlchemy database URL")
-        _pool_mode(step)
-        step.add_argument(
-            "--schema", help="the PostgreSQL schema or MariaDB database of the tables"
-        )
+        _with_db(steps.add_parser(name, help=text))
     demo = commands.add_parser("demo", help="create the demo business (Acme Spa)")
     demo.add_argument(
         "--db", help="SQLAlchemy database URL to create it in (default: in memory, printed)"
     )
     _pool_mode(demo)
+    _schema(demo)
+    companies = commands.add_parser("companies", help="create a company (no token needed)")
+    made = companies.add_subparsers(dest="action", required=True, metavar="ACTION")
+    company = _with_db(made.add_parser("create", help="create a company and print its id"))
+    company.add_argument("--name", required=True, help="the company's name")
+    company.add_argument(
+        "--timezone", required=True, help="its IANA time zone, such as Europe/London"
+    )
     tokens = commands.add_parser("tokens", help="issue, list and revoke API tokens")
     actions = tokens.add_subparsers(dest="action", required=True, metavar="ACTION")
-
-    def with_db(sub: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        sub.add_argument("--db", help="SQLAlchemy database URL")
-        _pool_mode(sub)
-        return sub
-
-    create = with_db(actions.add_parser("create", help="issue a token (printed once)"))
+    create = _with_db(actions.add_parser("create", help="issue a token (printed once)"))
     create.add_argument("--company", required=True, help="the company the token acts for")
     create.add_argument(
         "--location",
@@ -176,9 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument(
         "--days", type=_days, help="expire after this many days, at least 1 (default: never)"
     )
-    listing = with_db(actions.add_parser("list", help="list a company's tokens"))
+    listing = _with_db(actions.add_parser("list", help="list a company's tokens"))
     listing.add_argument("--company", required=True)
-    revoke = with_db(actions.add_parser("revoke", help="revoke a token for good"))
+    revoke = _with_db(actions.add_parser("revoke", help="revoke a token for good"))
     revoke.add_argument("token_id")
     from_environment(
         parser, commands=("serve", "worker"), everywhere=("--db", "--pool-mode", "--schema")

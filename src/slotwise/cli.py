@@ -1,18 +1,21 @@
 """
 The ``slotwise`` command line (also ``python -m slotwise``)::
 
-    slotwise serve  [--db URL] [--pool-mode session|transaction] [--host 127.0.0.1] [--port 8000]
-                    [--workers N] [--threads N] [--log-level info] [--log-format text|json]
+    slotwise serve  [--db URL] [--pool-mode session|transaction] [--schema NAME]
+                    [--host 127.0.0.1] [--port 8000] [--workers N] [--threads N]
+                    [--log-level info] [--log-format text|json]
                     [--with-worker] [--allow-local-webhooks] [--no-create]
                     [--replica URL ...] [--max-lag SECONDS] [--replica-retry SECONDS]
     slotwise worker [--db URL] [--pool-mode MODE] [--schema NAME] [--concurrency N] [--batch N]
                     [--lease SECONDS] [--allow-local-webhooks] [--no-create]
     slotwise schema status  --db URL [--schema NAME]
     slotwise schema upgrade --db URL [--schema NAME]
-    slotwise demo   [--db URL] [--pool-mode MODE]
-    slotwise tokens create --db URL --company ID [--location ID ...] --label TEXT [--days N]
-    slotwise tokens list   --db URL --company ID
-    slotwise tokens revoke --db URL TOKEN_ID
+    slotwise demo   [--db URL] [--pool-mode MODE] [--schema NAME]
+    slotwise companies create --db URL [--schema NAME] --name NAME --timezone ZONE
+    slotwise tokens create --db URL [--schema NAME] --company ID [--location ID ...]
+                           --label TEXT [--days N]
+    slotwise tokens list   --db URL [--schema NAME] --company ID
+    slotwise tokens revoke --db URL [--schema NAME] TOKEN_ID
 
 ``serve`` runs the HTTP interface (the ``http`` extra) with uvicorn on a SQL database, by default
 the SQLite file ``./slotwise.db``; like ``worker`` it creates or upgrades the tables on start
@@ -20,14 +23,17 @@ unless ``--no-create``. ``schema status`` prints this slotwise's schema version 
 tables' (exit status 1 when it cannot run on them); ``schema upgrade`` creates or upgrades the
 tables (``docs/sql.md``, "Schema version and upgrades"). ``demo`` creates a small business (Acme
 Spa) and prints its ids and a token: into ``--db`` to serve it, or in memory to print a week of
-its availability.
+its availability. ``companies create`` creates a company, as ``POST /setup/v1/companies`` does,
+and prints its id alone, so a deployment's first company (and then its first token) needs no
+token and no Python.
 
 ``--db`` takes a SQLAlchemy URL (``sqlite:///slotwise.db``, ``postgresql+psycopg://...``,
 ``mysql+pymysql://...``; the ``sql`` extra and a driver must be installed); ``--pool-mode
 transaction`` runs it behind PgBouncer in transaction pooling mode (``docs/sql.md``); ``serve
 --replica URL`` (repeatable) adds a read replica of the database (PostgreSQL or MariaDB) for the
 reads that tolerate lag, with ``--max-lag`` and ``--replica-retry`` (``docs/sql.md``, "Read
-replicas"). Every option of ``serve`` and ``worker``, and ``--db``, ``--pool-mode`` and
+replicas"); ``--schema`` names the PostgreSQL schema or MariaDB database of the tables when it is
+not the URL's (every command that opens the tables has it). Every option of ``serve`` and ``worker``, and ``--db``, ``--pool-mode`` and
 ``--schema`` everywhere, may be set in the environment instead (``SLOTWISE_DB``,
 ``SLOTWISE_PORT``, ``SLOTWISE_CREATE=0``, ``SLOTWISE_REPLICAS`` with URLs separated by
 spaces...): the command line beats the environment, which beats the default
@@ -44,7 +50,8 @@ import re
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any, Literal, NoReturn, TextIO
 
@@ -76,7 +83,7 @@ def _scheduler(
         "transaction" if pool_mode == "transaction" else "session"
     )
     chosen = {key: value for key, value in replicas.items() if value is not None}
-    return Scheduler(SQLStore(url, schema=schema, pool_mode=mode, create=create, **chosen))
+    return Scheduler(SQLStore(url, schema=schema or None, pool_mode=mode, create=create, **chosen))
 
 
 def _no_database() -> NoReturn:
@@ -108,6 +115,7 @@ def _serve(arguments: argparse.Namespace, out: TextIO) -> None:
     # the settings as resolved here (the command line over the environment over the defaults).
     os.environ[DB_VARIABLE] = arguments.db
     os.environ[variable("--pool-mode")] = arguments.pool_mode
+    os.environ[variable("--schema")] = arguments.schema or ""  # "": the URL's
     os.environ[variable("--log-level")] = arguments.log_level
     os.environ[variable("--log-format")] = arguments.log_format
     if arguments.threads is not None:
@@ -128,10 +136,14 @@ def _serve(arguments: argparse.Namespace, out: TextIO) -> None:
         os.environ[variable(option)] = "" if value is None else repr(value)  # "": the default
     # fail fast (a replica of another database is refused), schema ready
     _scheduler(  # type: ignore[attr-defined]
-        arguments.db, pool_mode=arguments.pool_mode, create=arguments.create, **replicas
+        arguments.db,
+        schema=arguments.schema,
+        pool_mode=arguments.pool_mode,
+        create=arguments.create,
+        **replicas,
     ).store.close()
     configure_logging(arguments.log_level, format=arguments.log_format)
-    shown = _shown_url(arguments.db)
+    shown = _shown_url(arguments.db) + _in_schema(arguments.schema)
     if replicas["replicas"]:
         shown += " with replicas " + ", ".join(map(_shown_url, replicas["replicas"]))
     print(f"slotwise {VERSION} serving {shown}", file=out)
@@ -191,6 +203,7 @@ def _worker(arguments: argparse.Namespace, out: TextIO) -> None:
     signal.signal(signal.SIGINT, finish)
     print(
         f"slotwise {VERSION} delivering webhooks from {_shown_url(arguments.db)}"
+        f"{_in_schema(arguments.schema)}"
         f" with {arguments.concurrency} thread(s)",
         file=out,
         flush=True,
@@ -216,13 +229,24 @@ def _shown_url(url: str) -> str:
     return re.sub(r"//([^:/@]+):[^@]*@", r"//\1:***@", url)
 
 
+def _in_schema(schema: str | None) -> str:
+    """Return the words naming *schema* after a URL (none for the URL's default)."""
+    return f" (schema {schema})" if schema else ""
+
+
 def _demo(arguments: argparse.Namespace, out: TextIO) -> None:
     from datetime import timedelta
 
     from slotwise.demo import seed
 
+    if arguments.schema and not arguments.db:
+        # In memory there are no tables: a schema given without a database names a mistake.
+        print("slotwise: error: --schema needs --db URL (or $SLOTWISE_DB)", file=sys.stderr)
+        raise SystemExit(2)
     scheduler = (
-        _scheduler(arguments.db, pool_mode=arguments.pool_mode) if arguments.db else Scheduler()
+        _scheduler(arguments.db, schema=arguments.schema, pool_mode=arguments.pool_mode)
+        if arguments.db
+        else Scheduler()
     )
     business = seed(scheduler)
     print(f"company:  {business.company_id}", file=out)
@@ -233,8 +257,10 @@ def _demo(arguments: argparse.Namespace, out: TextIO) -> None:
     print(f"ben:      {business.ben_id}", file=out)
     print(f"token:    {business.token}", file=out)
     if arguments.db:
-        print(f"created in {_shown_url(arguments.db)}; serve it with:", file=out)
-        print(f"  slotwise serve --db {arguments.db}", file=out)
+        where = _in_schema(arguments.schema)
+        print(f"created in {_shown_url(arguments.db)}{where}; serve it with:", file=out)
+        schema = f" --schema {arguments.schema}" if arguments.schema else ""
+        print(f"  slotwise serve --db {arguments.db}{schema}", file=out)
         return
     today = scheduler.clock.now().date()
     workspace = scheduler.for_company(business.company_id)
@@ -250,9 +276,26 @@ def _demo(arguments: argparse.Namespace, out: TextIO) -> None:
 def _tokens(arguments: argparse.Namespace, out: TextIO) -> None:
     # A token needs a company, so the tables must exist: a mistyped --db is refused rather than
     # answered from new, empty tables (and a token command never upgrades tables either).
-    scheduler = _scheduler(arguments.db, pool_mode=arguments.pool_mode, create=False)
-    try:
+    with _existing_tables(arguments) as scheduler:
         _run_tokens(scheduler, arguments, out)
+
+
+def _companies(arguments: argparse.Namespace, out: TextIO) -> None:
+    # The tables must exist, as for the token commands: a company created in new tables of a
+    # mistyped --db would be lost to the served database (`slotwise schema upgrade` makes them).
+    with _existing_tables(arguments) as scheduler:
+        company = scheduler.create_company(name=arguments.name, timezone=arguments.timezone)
+    print(company.id, file=out)  # alone: CO=$(slotwise companies create ...)
+
+
+@contextmanager
+def _existing_tables(arguments: argparse.Namespace) -> Iterator[Scheduler]:
+    """The scheduler on ``--db``'s tables, which must exist (never created or upgraded)."""
+    scheduler = _scheduler(
+        arguments.db, schema=arguments.schema, pool_mode=arguments.pool_mode, create=False
+    )
+    try:
+        yield scheduler
     finally:
         close = getattr(scheduler.store, "close", None)
         if close is not None:
@@ -318,8 +361,9 @@ def _run_tokens(scheduler: Scheduler, arguments: argparse.Namespace, out: TextIO
         print(f"token:    {issued.token}", file=out)
         print("The token is shown this once; the database keeps only its hash.", file=out)
     elif arguments.action == "list":
+        listed = tokens.list(arguments.company)  # an unknown company prints nothing at all
         print("id\tlabel\tlocations\tcreated\texpires\trevoked", file=out)
-        for token in tokens.list(arguments.company):
+        for token in listed:
             print(_row(token), file=out)
     else:
         revoked = tokens.revoke(arguments.token_id)
@@ -339,6 +383,7 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
         "worker": _worker,
         "schema": _schema,
         "demo": _demo,
+        "companies": _companies,
         "tokens": _tokens,
     }
     command = commands[arguments.command]

@@ -1,5 +1,6 @@
 """
-A real PgBouncer in transaction pooling mode in front of the test PostgreSQL server.
+A real PgBouncer in transaction pooling mode in front of the test PostgreSQL server (or, for one
+test, in statement pooling mode, which slotwise refuses).
 
 :func:`pgbouncer` starts one per test process (Debian's ``/usr/sbin/pgbouncer``, or
 ``$SLOTWISE_TEST_PGBOUNCER``) on a free port of 127.0.0.1 with a configuration of its own in a
@@ -51,6 +52,8 @@ class PgBouncer:
     port: int
     database: str | None = None
     """The server database behind the URL's (default: the test server URL's)."""
+    pool_mode: str = "transaction"
+    """PgBouncer's ``pool_mode`` (``statement``: to see it refused)."""
     process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -81,7 +84,7 @@ class PgBouncer:
             "unix_socket_dir =\n"
             "auth_type = trust\n"
             f"auth_file = {self.directory / 'users.txt'}\n"
-            "pool_mode = transaction\n"
+            f"pool_mode = {self.pool_mode}\n"
             f"default_pool_size = {POOL_SIZE}\n"
             "max_client_conn = 500\n"
             f"logfile = {self.directory / 'pgbouncer.log'}\n"
@@ -172,7 +175,9 @@ def _stop(bouncer: PgBouncer) -> None:
 
 
 @contextmanager
-def own_pgbouncer(database: str | None = None) -> Iterator[PgBouncer]:
+def own_pgbouncer(
+    database: str | None = None, *, pool_mode: str = "transaction"
+) -> Iterator[PgBouncer]:
     """Yield a PgBouncer of the caller alone (its server connections prepared nothing yet)."""
     if not Path(PGBOUNCER).is_file():
         unavailable(f"PgBouncer is not installed at {PGBOUNCER}: apt-get install pgbouncer")
@@ -181,6 +186,7 @@ def own_pgbouncer(database: str | None = None) -> Iterator[PgBouncer]:
         directory=Path(tempfile.mkdtemp(prefix="slotwise-pgbouncer-")),
         port=free_port(),
         database=database,
+        pool_mode=pool_mode,
     )
     bouncer.start()
     try:

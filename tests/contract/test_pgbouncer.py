@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine
 
-from slotwise.errors import InvalidChoice, StoreError
+from slotwise.errors import InvalidChoice, StoreError, StoreUnavailable
 from slotwise.model import Company
 from slotwise.storage.sql import SQLStore
 from slotwise.testing.samples import sample_company
@@ -119,3 +119,44 @@ class TestPoolModeChoice:
             SQLStore(f"sqlite:///{tmp_path / 'a.db'}", pool_mode="transaction")
 
         assert ("pool_mode", ("session",)) == (caught.value.field, caught.value.allowed)
+
+
+@pytest.mark.external_service
+class TestStatementPooling:
+    @pytest.mark.parametrize("mode", ["session", "transaction"])
+    def test_a_statement_mode_pooler_is_named_not_called_unreachable(self, mode: str):
+        """PgBouncer in statement pooling mode refuses every transaction block: the store says
+        so and what to set, not "could not reach the database" (the pooler was reached)."""
+        with (
+            own_pgbouncer(pool_mode="statement") as bouncer,
+            pytest.raises(StoreUnavailable) as refused,
+        ):
+            SQLStore(bouncer.url, schema=unique_name(), pool_mode=mode)
+        message = str(refused.value)
+
+        assert (
+            "PostgreSQL store opening the schema failed: the connection pooler refuses "
+            "transactions (PgBouncer in statement pooling mode, which slotwise does not support: "
+            "set pool_mode = transaction or session in pgbouncer.ini): "
+        ) in message
+        assert "could not reach" not in message
+
+    @pytest.mark.parametrize(
+        ("driver_error", "worded"),
+        [
+            ("Long transactions not allowed", True),  # older PgBouncers' words
+            ("transaction blocks not allowed in statement pooling mode", True),
+            ('prepared statement "_pg3_0" does not exist', False),
+            (None, False),
+        ],
+    )
+    def test_both_pgbouncer_wordings_are_recognised(self, driver_error: str | None, worded: bool):
+        """Older PgBouncers say "Long transactions not allowed": worded alike; others are not."""
+        from slotwise.storage.sql._operating import statement_pooling
+
+        refusal = statement_pooling(driver_error)
+
+        assert worded == (refusal is not None)
+        if refusal is not None:
+            assert refusal.startswith("the connection pooler refuses transactions")
+            assert refusal.endswith(f": {driver_error}")

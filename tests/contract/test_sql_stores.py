@@ -350,6 +350,26 @@ class TestSchema:
 
         assert "MissingDependency sql" == run.stdout.strip(), run.stderr
 
+    @pytest.mark.external_service
+    def test_mariadb_messages_quote_the_url_as_given(self):
+        """The store adds PyMySQL's client_flag to its engine's URL; its repr and the messages
+        quoting it show the operator's URL (its own query kept) without it."""
+        from .servers import server_engine, unique_name
+
+        given = server_engine(MARIADB).url.update_query_dict({"charset": "utf8mb4"})
+        shown = given.render_as_string(hide_password=True)
+
+        with pytest.raises(StoreError) as refused:  # tables missing: the message quotes repr
+            SQLStore(
+                given.render_as_string(hide_password=False), schema=unique_name(), create=False
+            )
+        with server_store(MARIADB, by_url=True) as store:
+            described = repr(store)
+
+        assert f"the slotwise tables in SQLStore({shown!r}, schema=" in str(refused.value)
+        assert "client_flag" not in str(refused.value) + described
+        assert described.startswith(f"SQLStore({server_engine(MARIADB).url.render_as_string()!r}")
+
     def test_a_schema_on_sqlite_is_refused(self, tmp_path: Path):
         """SQLite has no schemas: schema= raises StoreError."""
         with pytest.raises(StoreError, match="schemas"):

@@ -62,10 +62,10 @@ class Served:
         return [line for line in self.log.splitlines() if line.strip()]
 
 
-def seed(url: str) -> dict[str, str]:
-    """Create the demo business in *url* with ``slotwise demo``; return its printed ids."""
+def seed(url: str, *options: str) -> dict[str, str]:
+    """Create the demo business in *url* with ``slotwise demo`` and *options*; return its ids."""
     done = subprocess.run(
-        [sys.executable, "-m", "slotwise", "demo", "--db", url],
+        [sys.executable, "-m", "slotwise", "demo", "--db", url, *options],
         capture_output=True,
         text=True,
         env=child_environment(),
@@ -76,12 +76,20 @@ def seed(url: str) -> dict[str, str]:
 
 
 @contextmanager
-def served(url: str, *options: str) -> Iterator[Served]:
-    """Seed *url*, serve it with *options*, yield the server; stop it on leaving."""
-    ids = seed(url)
+def served(
+    url: str, *options: str, schema: str | None = None, ids: dict[str, str] | None = None
+) -> Iterator[Served]:
+    """
+    Seed *url*, serve it with *options*, yield the server; stop it on leaving. With *schema*,
+    both ``demo`` and ``serve`` get ``--schema`` (the tables' PostgreSQL schema or MariaDB
+    database). With *ids* (a ``token`` among them) the database is served as it is, unseeded.
+    """
+    where = () if schema is None else ("--schema", schema)
+    ids = seed(url, *where) if ids is None else ids
     port = free_port()
+    command = [sys.executable, "-m", "slotwise", "serve", "--db", url, "--port", str(port)]
     process = subprocess.Popen(
-        [sys.executable, "-m", "slotwise", "serve", "--db", url, "--port", str(port), *options],
+        [*command, *where, *options],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=child_environment(),

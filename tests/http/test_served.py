@@ -213,8 +213,15 @@ def _wait_until_waiting(engine, schema: str) -> None:
 
 
 @pytest.fixture
-def postgres_url():
+def postgres_url(postgres_schema):
     """A PostgreSQL URL whose search path is a fresh schema of its own: (url, schema)."""
+    url, schema = postgres_schema
+    return f"{url}?options=-csearch_path%3D{schema}", schema
+
+
+@pytest.fixture
+def postgres_schema():
+    """The test PostgreSQL URL and a fresh schema of its own outside its search path."""
     pytest.importorskip("psycopg")
     import sqlalchemy
 
@@ -230,9 +237,90 @@ def postgres_url():
         admin.dispose()
         unavailable(f"PostgreSQL is not reachable at {POSTGRES_URL}: {error}")
     try:
-        yield f"{POSTGRES_URL}?options=-csearch_path%3D{schema}", schema
+        yield POSTGRES_URL, schema
     finally:
         with admin.connect() as conn:
             conn.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
             conn.commit()
         admin.dispose()
+
+
+@pytest.mark.external_service
+class TestSchemaOption:
+    def test_serve_reads_the_tables_of_another_postgresql_schema(self, postgres_schema):
+        """schema upgrade, demo and serve --schema X (two server processes, --no-create): the
+        demo's token reads the demo's services from X, not from the URL's default schema."""
+        import subprocess
+        import sys
+
+        import sqlalchemy
+
+        from ._served import child_environment
+
+        url, schema = postgres_schema
+        upgrade = ["schema", "upgrade", "--db", url, "--schema", schema]
+        subprocess.run(
+            [sys.executable, "-m", "slotwise", *upgrade],
+            env=child_environment(),
+            capture_output=True,
+            timeout=120,
+            check=True,
+        )
+        with served(url, "--workers", "2", "--no-create", schema=schema) as server:
+            answers = [
+                httpx.get(f"{server.base}/setup/v1/services", headers=server.headers, timeout=30)
+                for _ in range(4)  # either process may answer each
+            ]
+        engine = sqlalchemy.create_engine(url)
+        try:
+            with engine.connect() as conn:
+                companies = conn.exec_driver_sql(
+                    f'SELECT count(*) FROM "{schema}".slotwise_company WHERE id = %s',
+                    (server.ids["company"],),
+                ).scalar()
+        finally:
+            engine.dispose()
+
+        assert 1 == companies
+        assert [(200, 2)] * 4 == [(a.status_code, a.json()["total"]) for a in answers]
+
+
+class TestFirstCompany:
+    def test_the_operator_flow_serves_a_company_made_on_the_command_line(self, tmp_path: Path):
+        """schema upgrade, companies create, tokens create, serve --no-create: the token's
+        request answers the new company, with no demo and no Python."""
+        import subprocess
+        import sys
+
+        from ._served import child_environment
+
+        url = f"sqlite:///{tmp_path / 'first.db'}"
+
+        def slotwise(*argv: str) -> str:
+            return subprocess.run(
+                [sys.executable, "-m", "slotwise", *argv, "--db", url],
+                env=child_environment(),
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=True,
+            ).stdout
+
+        slotwise("schema", "upgrade")
+        company_id = slotwise(
+            "companies", "create", "--name", "Bright Dental", "--timezone", "Europe/Brussels"
+        ).strip()
+        issued = slotwise("tokens", "create", "--company", company_id, "--label", "back office")
+        token = re.search(r"^token:\s+(\S+)$", issued, re.MULTILINE)
+        assert token is not None
+        with served(url, "--no-create", ids={"token": token.group(1)}) as server:
+            answer = httpx.get(
+                f"{server.base}/setup/v1/company/{company_id}", headers=server.headers
+            )
+        company = answer.json()
+
+        assert (200, "Bright Dental", "Europe/Brussels") == (
+            answer.status_code,
+            company["name"],
+            company["timezone"],
+        )

@@ -106,6 +106,17 @@ class TestTokens:
         assert 2 == status
         assert capsys.readouterr().err.startswith("slotwise: error: Company 'nope'")
 
+    def test_listing_an_unknown_company_is_refused(
+        self, company: tuple[str, str, list[str]], capsys: pytest.CaptureFixture[str]
+    ):
+        """tokens list --company TYPO exits 2 naming the company (it printed an empty list)."""
+        url, _, _ = company
+
+        status, output = _run("tokens", "list", "--db", url, "--company", "TYPO")
+
+        assert (2, "") == (status, output)
+        assert capsys.readouterr().err.startswith("slotwise: error: Company 'TYPO'")
+
     @pytest.mark.parametrize("days", ["0", "-3", "soon"])
     def test_days_below_one_is_refused_in_words(
         self, company: tuple[str, str, list[str]], capsys: pytest.CaptureFixture[str], days: str
@@ -142,7 +153,13 @@ class TestTokens:
         assert "do not exist; run `slotwise schema upgrade`" in capsys.readouterr().err
 
     @pytest.mark.parametrize(
-        "argv", [("tokens", "list", "--company", "x"), ("schema", "status"), ("schema", "upgrade")]
+        "argv",
+        [
+            ("tokens", "list", "--company", "x"),
+            ("schema", "status"),
+            ("schema", "upgrade"),
+            ("companies", "create", "--name", "Acme", "--timezone", "UTC"),
+        ],
     )
     def test_database_is_required(
         self, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: tuple[str]
@@ -156,6 +173,93 @@ class TestTokens:
 
         assert 2 == stopped.value.code
         assert "slotwise: error: give --db URL or set $SLOTWISE_DB\n" == capsys.readouterr().err
+
+
+class TestCompanies:
+    """``slotwise companies create``: a deployment's first company without Python or a token."""
+
+    def test_the_operator_flow_upgrade_company_token(self, tmp_path: Path):
+        """schema upgrade, companies create (prints the id alone), tokens create: the token
+        opens the new company, with the name and time zone given."""
+        url = f"sqlite:///{tmp_path / 'slotwise.db'}"
+        _run("schema", "upgrade", "--db", url)
+
+        status, output = _run(
+            "companies", "create", "--db", url, "--name", "Bright Dental",
+            "--timezone", "Europe/Brussels",
+        )  # fmt: skip
+        company_id = output.strip()
+        _, issued = _run("tokens", "create", "--db", url, "--company", company_id, "--label", "ops")
+        store = SQLStore(url)
+        try:
+            company = Scheduler(store).for_token(_token_of(issued)).company.get()
+        finally:
+            store.close()
+
+        assert (0, f"{company_id}\n") == (status, output)
+        assert (company_id, "Bright Dental", "Europe/Brussels") == (
+            company.id,
+            company.name,
+            company.timezone,
+        )
+
+    @pytest.mark.parametrize(
+        ("name", "timezone", "message"),
+        [
+            (
+                "Acme",
+                "Mars/Base",
+                "timezone must be an IANA time zone name such as 'Europe/London', got 'Mars/Base'",
+            ),
+            ("  ", "UTC", "name is required"),
+        ],
+    )
+    def test_a_refused_company_exits_2_and_creates_nothing(
+        self,
+        company: tuple[str, str, list[str]],
+        capsys: pytest.CaptureFixture[str],
+        name: str,
+        timezone: str,
+        message: str,
+    ):
+        """The library's validation applies: a bad time zone or a blank name is refused in
+        words, with status 2, and no company is written."""
+        from sqlalchemy import text
+
+        url, _, _ = company
+
+        status, output = _run(
+            "companies", "create", "--db", url, "--name", name, "--timezone", timezone
+        )
+        store = SQLStore(url)
+        try:
+            with store.engine.connect() as conn:
+                companies = conn.execute(text("SELECT count(*) FROM slotwise_company")).scalar()
+        finally:
+            store.close()
+
+        assert (2, "", 1) == (status, output, companies)  # the fixture's company alone
+        assert f"slotwise: error: {message}\n" == capsys.readouterr().err
+
+    def test_a_database_without_the_tables_is_refused(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ):
+        """Like the token commands, companies create never creates or upgrades tables."""
+        from sqlalchemy import create_engine, inspect
+
+        url = f"sqlite:///{tmp_path / 'typo.db'}"
+
+        status, output = _run(
+            "companies", "create", "--db", url, "--name", "A", "--timezone", "UTC"
+        )
+        engine = create_engine(url)
+        try:
+            tables = inspect(engine).get_table_names()
+        finally:
+            engine.dispose()
+
+        assert (2, "", []) == (status, output, tables)
+        assert "do not exist; run `slotwise schema upgrade`" in capsys.readouterr().err
 
 
 def test_python_m_slotwise_runs_the_command_line():
@@ -342,7 +446,7 @@ class TestSchemaCommands:
         # reads as unset) through monkeypatch, so that they are removed again afterwards.
         for name in ("DB", "POOL_MODE", "LOG_LEVEL", "LOG_FORMAT", "THREADS", "WITH_WORKER"):
             monkeypatch.setenv(f"SLOTWISE_{name}", "")
-        for name in ("ALLOW_LOCAL_WEBHOOKS", "MAX_BODY_SIZE", "CREATE"):
+        for name in ("ALLOW_LOCAL_WEBHOOKS", "MAX_BODY_SIZE", "CREATE", "SCHEMA"):
             monkeypatch.setenv(f"SLOTWISE_{name}", "")
         url = f"sqlite:///{tmp_path / 'none.db'}"
 
@@ -363,3 +467,54 @@ class TestSchemaCommands:
 
         with pytest.raises(StoreError, match="do not exist"):
             app_from_environment()
+
+    def test_the_served_app_reads_slotwise_schema(self, tmp_path, monkeypatch):
+        """Each server process's app opens the store in $SLOTWISE_SCHEMA (serve --schema sets
+        it): on SQLite, which has none, the store refuses it."""
+        pytest.importorskip("litestar")
+        from slotwise.errors import StoreError
+        from slotwise.http import app_from_environment
+
+        monkeypatch.setenv("SLOTWISE_DB", f"sqlite:///{tmp_path / 'any.db'}")
+        monkeypatch.setenv("SLOTWISE_SCHEMA", "bookings")
+        monkeypatch.setenv("SLOTWISE_LOG_LEVEL", "")
+
+        with pytest.raises(StoreError, match="SQLite has no schemas"):
+            app_from_environment()
+
+
+class TestSchemaOption:
+    """``--schema`` on demo and tokens reaches the store (PostgreSQL: tests/http/test_served.py)."""
+
+    @pytest.mark.parametrize(
+        "argv",
+        [
+            ("demo",),
+            ("tokens", "list", "--company", "x"),
+            ("tokens", "revoke", "t1"),
+        ],
+    )
+    def test_a_schema_on_sqlite_is_refused_by_the_store(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: tuple[str, ...]
+    ):
+        """SQLite has no schemas: the store refuses --schema, so the option was handed to it."""
+        url = f"sqlite:///{tmp_path / 'slotwise.db'}"
+
+        status, _ = _run(*argv, "--db", url, "--schema", "bookings")
+
+        assert 2 == status
+        assert "SQLite has no schemas" in capsys.readouterr().err
+
+    def test_demo_in_memory_refuses_a_schema(
+        self, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ):
+        """demo --schema without a database stops (exit 2) instead of ignoring the schema."""
+        monkeypatch.delenv("SLOTWISE_DB", raising=False)
+
+        with pytest.raises(SystemExit) as stopped:
+            _run("demo", "--schema", "bookings")
+
+        assert 2 == stopped.value.code
+        assert "slotwise: error: --schema needs --db URL (or $SLOTWISE_DB)\n" == (
+            capsys.readouterr().err
+        )

@@ -56,6 +56,7 @@ class TestPrecedence:
             SLOTWISE_REPLICAS="postgresql://r1/db postgresql://r2/db",
             SLOTWISE_MAX_LAG="2.5",
             SLOTWISE_REPLICA_RETRY="0",
+            SLOTWISE_SCHEMA="bookings",
         )
 
         assert {
@@ -74,6 +75,7 @@ class TestPrecedence:
             "replicas": ["postgresql://r1/db", "postgresql://r2/db"],
             "max_lag": 2.5,
             "replica_retry": 0.0,
+            "schema": "bookings",
         } == {key: getattr(arguments, key) for key in vars(arguments) if key != "command"}
 
     def test_every_worker_option_is_read_from_the_environment(self):
@@ -131,6 +133,24 @@ class TestPrecedence:
             arguments.db,
             arguments.pool_mode,
             arguments.schema,
+        )
+
+    @pytest.mark.parametrize(
+        "argv",
+        [
+            ["serve"],
+            ["demo"],
+            ["tokens", "list", "--company", "co"],
+            ["tokens", "create", "--company", "co", "--label", "a"],
+            ["tokens", "revoke", "t1"],
+            ["companies", "create", "--name", "A", "--timezone", "UTC"],
+        ],
+    )
+    def test_every_command_opening_the_tables_reads_schema(self, argv: list[str]):
+        """serve, demo and tokens take --schema, and SLOTWISE_SCHEMA when it is not given."""
+        assert ("bookings", "given") == (
+            _parsed(argv, SLOTWISE_SCHEMA="bookings").schema,
+            _parsed([*argv, "--schema", "given"], SLOTWISE_SCHEMA="bookings").schema,
         )
 
     def test_the_deprecated_flag_keeps_to_the_command_line(self):

@@ -187,6 +187,15 @@ class TestListAndRevoke:
         assert [first.record.id, second.record.id] == [token.id for token in listed]
         assert listed[0].revoked_at is not None
 
+    def test_listing_an_unknown_company_is_not_found(self, scheduler: Scheduler, company_id: str):
+        """A mistyped company id is NotFound naming it, not an empty list; a company without
+        tokens lists none."""
+        with pytest.raises(NotFound) as refused:
+            scheduler.tokens.list("TYPO")
+
+        assert ("Company", "TYPO") == (refused.value.kind, refused.value.record_id)
+        assert [] == scheduler.tokens.list(company_id)
+
     def test_revoking_twice_changes_nothing(
         self, scheduler: Scheduler, company_id: str, clock: ManualClock
     ):

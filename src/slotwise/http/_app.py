@@ -182,7 +182,8 @@ def app_from_environment() -> Litestar:
     Return the app of ``slotwise serve``: the SQL store at ``$SLOTWISE_DB``.
 
     Each uvicorn worker process calls this (``slotwise serve --workers N``), so every worker
-    serves the same database. ``$SLOTWISE_POOL_MODE`` (``transaction`` behind PgBouncer),
+    serves the same database. ``$SLOTWISE_SCHEMA`` (the PostgreSQL schema or MariaDB database
+    of the tables), ``$SLOTWISE_POOL_MODE`` (``transaction`` behind PgBouncer),
     ``$SLOTWISE_MAX_BODY_SIZE`` (bytes), ``$SLOTWISE_THREADS``, ``$SLOTWISE_LOG_LEVEL``,
     ``$SLOTWISE_LOG_FORMAT`` (``text``, ``json``), ``$SLOTWISE_ALLOW_LOCAL_WEBHOOKS``,
     ``$SLOTWISE_CREATE`` (``0``: never create or upgrade the tables), ``$SLOTWISE_REPLICAS``
@@ -214,6 +215,7 @@ def app_from_environment() -> Litestar:
     }
     store = SQLStore(
         url,
+        schema=os.environ.get("SLOTWISE_SCHEMA") or None,  # None: the URL's
         pool_mode="transaction" if mode == "transaction" else "session",
         create=create,
         replicas=settings_list("SLOTWISE_REPLICAS"),

@@ -157,8 +157,16 @@ class TokenOperations:
 
     @functools.partial(declared, principal=False)
     def list(self, company_id: str, /) -> list[ApiToken]:
-        """Return the company's tokens in creation order, revoked and expired ones included."""
+        """
+        Return the company's tokens in creation order, revoked and expired ones included.
+
+        Raises:
+            NotFound: when the company does not exist (as :meth:`create` does): a mistyped id
+                is refused, not answered with no tokens.
+        """
         with self._store.read() as reader:
+            if reader.get(Company, company_id) is None:
+                raise NotFound(kind="Company", record_id=company_id)
             return reader.find(ApiToken, company_id=company_id)
 
     @functools.partial(declared, principal=False)

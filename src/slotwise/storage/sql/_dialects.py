@@ -43,7 +43,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from slotwise.errors import ConflictError, StoreError, StoreUnavailable
 
 from ._dialect_base import Dialect
-from ._operating import ENDED_VIEW, RESETS_ITSELF
+from ._operating import ENDED_VIEW, RESETS_ITSELF, statement_pooling
 from ._riding import direct_sql, send
 from ._schema import counters, locks, lookup_key
 
@@ -289,9 +289,13 @@ class PostgreSQL(Dialect):
 
     def translate(self, error: BaseException, doing: str) -> StoreError:
         translated = super().translate(error, doing)
-        if getattr(getattr(error, "orig", None), "sqlstate", None) in self._PREPARED:
+        orig = getattr(error, "orig", None)
+        if getattr(orig, "sqlstate", None) in self._PREPARED:
             hint = 'behind a transaction-mode pooler? open the store with pool_mode="transaction"'
             translated = type(translated)(f"{translated.message} ({hint})")
+        elif (refusal := statement_pooling(orig)) is not None:
+            # Same error class (a replica behind such a pooler is still skipped), other words.
+            translated = type(translated)(f"{self.name} store {doing} failed: {refusal}")
         return translated
 
     def classify(self, error: exc.DBAPIError) -> type[StoreError]:

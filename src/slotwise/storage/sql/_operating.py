@@ -5,6 +5,7 @@ pooler mode it sits behind (the readiness check, ``GET /readyz``, is ``_versions
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -25,6 +26,7 @@ __all__ = [
     "check_sqlite_file",
     "make_engine",
     "parse_url",
+    "statement_pooling",
     "unpinged",
 ]
 
@@ -55,6 +57,32 @@ def check_pool_mode(pool_mode: str, backend: str | None = None) -> None:
         raise InvalidChoice(field="pool_mode", allowed=POOL_MODES, requested=pool_mode)
     if pool_mode == "transaction" and backend not in (None, "postgresql"):
         raise InvalidChoice(field="pool_mode", allowed=("session",), requested=pool_mode)
+
+
+# What PgBouncer in statement pooling mode answers a transaction block (the words of recent
+# releases), or a transaction left open (of older ones, which then drop the server connection).
+_STATEMENT_POOLING = re.compile(
+    r"not allowed in statement pooling mode|long transactions not allowed", re.IGNORECASE
+)
+
+
+def statement_pooling(driver_error: object) -> str | None:
+    """
+    Say what is wrong when *driver_error* is PgBouncer in statement pooling mode refusing a
+    transaction (``None`` otherwise).
+
+    It answers ``BEGIN`` with SQLSTATE 08P01, a "connection exception": the pooler was reached,
+    but no unit of work can run through it, and "could not reach the database" would send the
+    operator to look for a network fault.
+    """
+    if driver_error is None or not _STATEMENT_POOLING.search(str(driver_error)):
+        return None
+    detail = str(driver_error).strip().splitlines()[0]
+    return (
+        "the connection pooler refuses transactions (PgBouncer in statement pooling mode, which "
+        f"slotwise does not support: set pool_mode = transaction or session in pgbouncer.ini): "
+        f"{detail}"
+    )
 
 
 def parse_url(url: URL | str, *, field: str = "url") -> URL:

@@ -128,12 +128,12 @@ class SQLStore:
         for name, seconds in (("max_lag", max_lag), ("replica_retry", replica_retry)):
             if not seconds >= 0:
                 raise OutOfRange(field=name, allowed="at least 0 seconds", requested=seconds)
-        check_pool_mode(
-            pool_mode,
-            engine_or_url.dialect.name
-            if isinstance(engine_or_url, Engine)
-            else parse_url(engine_or_url).get_backend_name(),
+        # The URL as the caller gave it, for repr() and the messages that quote it: the engine's
+        # may carry query parameters the store added (PyMySQL's client_flag, make_engine).
+        self._url: URL = (
+            engine_or_url.url if isinstance(engine_or_url, Engine) else parse_url(engine_or_url)
         )
+        check_pool_mode(pool_mode, self._url.get_backend_name())
         if isinstance(engine_or_url, Engine):
             self._engine, self._owns_engine = engine_or_url, False
         else:
@@ -187,7 +187,7 @@ class SQLStore:
             raise
 
     def __repr__(self) -> str:
-        url = self._engine.url.render_as_string(hide_password=True)
+        url = self._url.render_as_string(hide_password=True)
         schema = "" if self._schema is None else f", schema={self._schema!r}"
         return f"SQLStore({url!r}{schema})"
 
