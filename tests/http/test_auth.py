@@ -142,6 +142,7 @@ def test_another_companys_record_is_unauthorized(api, route):
     assert (401, "UNAUTHORIZED") == (response.status_code, response.json()["code"]), response.text
     assert not [secret for secret in SECRETS_OF_B if secret in response.text]
     assert before == api.world.records()
+    assert _placeholder(route) == response.json()["field"]
 
 
 LIMITED = [
@@ -160,6 +161,7 @@ def test_a_location_limited_token_stays_in_its_locations(api, route):
 
     assert (401, "UNAUTHORIZED") == (response.status_code, response.json()["code"]), response.text
     assert before == api.world.records()
+    assert _placeholder(route) == response.json()["field"]
 
 
 @pytest.mark.parametrize(
@@ -194,3 +196,8 @@ def test_open_paths_need_no_token(api):
     assert document.json()["openapi"].startswith("3.1")
     assert {"bearer"} == set(document.json()["components"]["securitySchemes"])
     assert (200, "text/html") == (page.status_code, page.headers["content-type"].split(";")[0])
+
+
+def _placeholder(route: Route) -> str:
+    """The name of the first placeholder naming a record: what a 401 names (decision 44)."""
+    return re.findall(r"{(\w+)}", route.path)[0]
