@@ -58,6 +58,7 @@ KIND_OF: dict[str, str] = {
     "resources.update_allocation": "resource_allocation",
     "resources.delete_allocation": "resource_allocation",
     "resources": "resource",
+    "services.get_block": "service_block",
     "services.update_block": "service_block",
     "services.update_allocation": "service_allocation",
     "services.delete_block": "service_block",
@@ -66,6 +67,7 @@ KIND_OF: dict[str, str] = {
     "services.list_allocations": "event_service",
     "services.create_allocation": "event_service",
     "services": "service",
+    "calendars.get_block": "calendar_block",
     "calendars.update_block": "calendar_block",
     "calendars.delete_block": "calendar_block",
     "calendars": "calendar",
@@ -142,6 +144,7 @@ def test_another_companys_record_is_unauthorized(api, route):
     assert (401, "UNAUTHORIZED") == (response.status_code, response.json()["code"]), response.text
     assert not [secret for secret in SECRETS_OF_B if secret in response.text]
     assert before == api.world.records()
+    assert _placeholder(route) == response.json()["field"]
 
 
 LIMITED = [
@@ -160,6 +163,7 @@ def test_a_location_limited_token_stays_in_its_locations(api, route):
 
     assert (401, "UNAUTHORIZED") == (response.status_code, response.json()["code"]), response.text
     assert before == api.world.records()
+    assert _placeholder(route) == response.json()["field"]
 
 
 @pytest.mark.parametrize(
@@ -194,3 +198,8 @@ def test_open_paths_need_no_token(api):
     assert document.json()["openapi"].startswith("3.1")
     assert {"bearer"} == set(document.json()["components"]["securitySchemes"])
     assert (200, "text/html") == (page.status_code, page.headers["content-type"].split(";")[0])
+
+
+def _placeholder(route: Route) -> str:
+    """The name of the first placeholder naming a record: what a 401 names (decision 44)."""
+    return re.findall(r"{(\w+)}", route.path)[0]

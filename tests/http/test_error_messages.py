@@ -94,3 +94,27 @@ def test_a_block_out_of_order_names_start_and_end_time(api):
     body = answer.json()
     assert (400, "INVALID-TIME-RANGE") == (answer.status_code, body["code"])
     assert "startTime (1300) must be less than endTime (1200)" == body["message"]
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "field", "request_options"),
+    [
+        (
+            "POST /setup/v1/calendars/{id}/blocks",
+            "startDate",
+            {"json": {"startDate": "2026-04-02", "endDate": "2026-04-01"}},
+        ),
+        (
+            "GET /consumer/v1/appointments",
+            "endDate",
+            {"params": {"startDate": "2026-04-02", "endDate": "2026-04-01"}},
+        ),
+    ],
+)
+def test_dates_out_of_order_name_each_date_once(api, endpoint, field, request_options):
+    """A start date after its end date: ``startDate (...) must not be after endDate (...)``."""
+    answer = api.call(endpoint, id=api.world.ids["A"]["calendar"], **request_options)
+
+    body = answer.json()
+    assert (400, "INVALID-DATE-RANGE", field) == (answer.status_code, body["code"], body["field"])
+    assert "startDate (2026-04-02) must not be after endDate (2026-04-01)" == body["message"]

@@ -63,6 +63,9 @@ class TestDocument:
             ("DELETE", "/setup/v1/calendars/{id}"),
             ("DELETE", "/setup/v1/calendars/blocks/{id}"),
             ("DELETE", "/setup/v1/services/block/{id}"),
+            ("GET", "/setup/v1/services/block/{id}"),
+            ("GET", "/setup/v1/calendars/blocks/{id}"),
+            ("GET", "/setup/v1/calendars/{id}/blocks"),
             ("GET", "/setup/v1/services/allocations/{id}"),
             ("GET", "/setup/v1/services/{id}/allocations"),
             ("DELETE", "/setup/v1/services/allocations/{id}"),
@@ -338,7 +341,7 @@ class TestServiceAllocations:
 
 
 class TestReads:
-    """GET /setup/v1/companies, /setup/v1/company/{id} and /setup/v1/resources/{id}."""
+    """GET of the company, a resource's setup view, calendar blocks and a service block."""
 
     def test_the_company(self, api):
         """The caller's company, by its own path or by id; another company's id is 401."""
@@ -363,6 +366,61 @@ class TestReads:
             resource["reason"],
         )
         assert {"weeklyHours", "providerACalendarId", "timezoneId"} <= set(resource)
+
+    def test_a_calendar_block_is_read_and_listed(self, api):
+        """GET /setup/v1/calendars/blocks/{id} and /setup/v1/calendars/{id}/blocks: live blocks."""
+        calendar, block = api.ids["A"]["calendar"], api.ids["A"]["calendar_block"]
+        other = api.call(
+            "POST /setup/v1/calendars/{id}/blocks",
+            id=calendar,
+            json={"startDate": str(TUESDAY), "endDate": str(TUESDAY), "reason": "Inventory"},
+        ).json()
+        read = api.call("GET /setup/v1/calendars/blocks/{id}", id=block)
+        page = api.call(
+            "GET /setup/v1/calendars/{id}/blocks", id=calendar, params={"limit": 1, "offset": 1}
+        )
+        api.call("DELETE /setup/v1/calendars/blocks/{id}", id=block)
+        gone = api.call("GET /setup/v1/calendars/blocks/{id}", id=block)
+        left = api.call("GET /setup/v1/calendars/{id}/blocks", id=calendar)
+
+        assert (200, block, "calendar") == (
+            read.status_code,
+            read.json()["id"],
+            read.json()["target"],
+        )
+        assert (2, 1, False, [other["id"]]) == (
+            page.json()["total"],
+            page.json()["count"],
+            page.json()["hasMore"],
+            [item["id"] for item in items(page)],
+        )
+        assert f"/setup/v1/calendars/{calendar}/blocks?limit=1&offset=1" == page.json()["url"]
+        assert (404, "id") == (gone.status_code, gone.json()["field"])
+        assert [other["id"]] == [item["id"] for item in items(left)]
+
+    def test_a_service_block_is_read(self, api):
+        """GET /setup/v1/services/block/{id}: the block as PUT on the same path answers it."""
+        block = api.ids["A"]["service_block"]
+        read = api.call("GET /setup/v1/services/block/{id}", id=block)
+        changed = api.call("PUT /setup/v1/services/block/{id}", id=block, json={"reason": "Prep"})
+
+        assert (200, block, "service") == (
+            read.status_code,
+            read.json()["id"],
+            read.json()["target"],
+        )
+        assert {**read.json(), "reason": "Prep"} == changed.json()
+        assert changed.json() == api.call("GET /setup/v1/services/block/{id}", id=block).json()
+
+    def test_a_block_of_another_kind_is_not_found(self, api):
+        """A resource block's id on the calendar or service block path: 404 naming `id`."""
+        block = api.ids["A"]["resource_block"]
+        answers = [
+            api.call("GET /setup/v1/calendars/blocks/{id}", id=block),
+            api.call("GET /setup/v1/services/block/{id}", id=block),
+        ]
+
+        assert [(404, "NOT-FOUND", "id")] * 2 == [_refusal(answer) for answer in answers]
 
     def test_an_unknown_query_parameter_is_refused(self, api):
         """GET /setup/v1/resources/{id}?verbose=1: 400 naming `verbose`."""

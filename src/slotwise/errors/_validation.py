@@ -223,12 +223,23 @@ class InvalidDateRange(ValidationError):
 
     code = "INVALID-DATE-RANGE"
 
-    def __init__(self, *, field: str, start: object, end: object) -> None:
+    def __init__(
+        self,
+        *,
+        field: str,
+        start: object,
+        end: object,
+        names: tuple[str, str] = ("start_date", "end_date"),
+    ) -> None:
+        start_name, end_name = names
+        # The two fields the caller sent, by their names (``startDate`` over HTTP), once each.
+        prefix = "" if field in names else f"{field}: "
         super().__init__(
-            f"{field}: startDate ({start}) must not be after endDate ({end})", field=field
+            f"{prefix}{start_name} ({start}) must not be after {end_name} ({end})", field=field
         )
         self.start = start
         self.end = end
+        self.mentions = names
 
 
 class NaiveDatetime(ValidationError):

@@ -79,6 +79,8 @@ EXTENSION_ROUTES: Final[tuple[Route, ...]] = (
     # -- resources ----------------------------------------------------------------------------
     _x("GET", f"{S}/resources/{{id}}", "resources.get", "Get a resource (setup view)"),
     # -- calendars ----------------------------------------------------------------------------
+    _x("GET", f"{S}/calendars/blocks/{{id}}", "calendars.get_block", "Get a calendar block"),
+    _x("GET", f"{S}/calendars/{{id}}/blocks", "calendars.list_blocks", "A calendar's blocks"),
     _x(
         "DELETE",
         f"{S}/calendars/{{id}}",
@@ -98,6 +100,7 @@ EXTENSION_ROUTES: Final[tuple[Route, ...]] = (
         "services.delete",
         "Delete a service with its blocks and allocations (refused while in use)",
     ),
+    _x("GET", f"{S}/services/block/{{id}}", "services.get_block", "Get a service block"),
     _x("DELETE", f"{S}/services/block/{{id}}", "services.delete_block", "Delete a service block"),
     _x(
         "GET",

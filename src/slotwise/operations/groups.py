@@ -31,7 +31,8 @@ class GroupKind(Generic[G]):
 
     record: type[G]
     field: str
-    """The argument that names a group in errors (``service_group_id``)."""
+    """The argument that names a group in errors: ``group_id``, the calls' own parameter, which
+    the HTTP interface names as the path's ``id`` (decision 44)."""
     url: str
 
 

@@ -45,9 +45,7 @@ class ResourceGroupOperations(GroupOperationsBase[ResourceGroup]):
     .. versionadded:: 0.1
     """
 
-    kind = GroupKind(
-        record=ResourceGroup, field="resource_group_id", url="/consumer/v1/resourcegroups"
-    )
+    kind = GroupKind(record=ResourceGroup, field="group_id", url="/consumer/v1/resourcegroups")
 
     def create(self, **fields: Unpack[ResourceGroupFields]) -> ResourceGroup:
         """

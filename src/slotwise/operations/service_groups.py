@@ -48,9 +48,7 @@ class ServiceGroupOperations(GroupOperationsBase[ServiceGroup]):
     .. versionadded:: 0.1
     """
 
-    kind = GroupKind(
-        record=ServiceGroup, field="service_group_id", url="/consumer/v1/servicegroups"
-    )
+    kind = GroupKind(record=ServiceGroup, field="group_id", url="/consumer/v1/servicegroups")
 
     def create(self, **fields: Unpack[ServiceGroupFields]) -> ServiceGroup:
         """
