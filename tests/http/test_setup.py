@@ -456,6 +456,37 @@ class TestLocations:
         assert {"unit": "days", "value": 1} == changed.json()["smsFirst"]
         assert api.ids["L2"]["service"] in [item["id"] for item in services.json()["data"]]
 
+    def test_a_reminder_schedule_put_sets_the_whole_schedule(self, api):
+        """
+        The body is the schedule (docs/http.md): a reminder left out is removed, and a JSON
+        Patch is refused (415) with the schedule unchanged.
+        """
+        location = api.ids["L2"]["location"]
+        path = "PUT /setup/v1/locations/{id}/appointmentreminders"
+        api.call(
+            path,
+            id=location,
+            json={
+                "emailFirst": {"unit": "days", "value": 2},
+                "smsFirst": {"unit": "hours", "value": 3},
+            },
+        )
+
+        second = api.call(path, id=location, json={"smsFirst": {"unit": "hours", "value": 4}})
+        patch = api.call(
+            path,
+            id=location,
+            content=b'[{"op": "replace", "path": "/smsFirst/value", "value": 5}]',
+            headers={"Content-Type": "application/json-patch+json"},
+        )
+        now = api.call("GET /setup/v1/locations/{id}/appointmentreminders", id=location).json()
+
+        assert (None, {"unit": "hours", "value": 4}) == (
+            second.json()["emailFirst"],
+            second.json()["smsFirst"],
+        )
+        assert (415, now) == (patch.status_code, second.json())
+
 
 class TestCompanies:
     """The company endpoints."""
