@@ -21,6 +21,8 @@ from slotwise.availability.results import AvailableTimes, UnavailableTimes
 from slotwise.errors import MissingDependency
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
     from slotwise._figure import ReportFigure
 
 __all__ = ["availability"]
@@ -71,6 +73,9 @@ _LITERAL: Final[_Literal] = {"parse_math": False, "usetex": False}
 typed. Names are entered by people: ``$5 - $10`` is not mathtext, and ``\\frac{1}`` between
 dollars would make the figure fail to draw; ``_`` and ``&`` would break a host's ``usetex``."""
 
+MAX_ROWS: Final = 120
+"""Rows (resource and date) a picture draws unless asked for more."""
+
 _NAME_CHARS: Final = 20
 """Characters of a resource's name a row label shows; a longer name is cut with an ellipsis."""
 
@@ -88,6 +93,7 @@ def availability(
     *,
     names: dict[str, str] | None = None,
     title: str | None = None,
+    max_rows: int = MAX_ROWS,
 ) -> ReportFigure:
     """
     Return a matplotlib Figure: one row per resource and day (sorted by name), hours across.
@@ -98,7 +104,10 @@ def availability(
     dotted. The x axis spans the open hours, in the wall time of the zone the query asked for;
     a legend names every kind drawn; the title is the query (service, location, dates, zone)
     unless *title* is given. Resource names come from the results; *names* overrides them.
-    The host's pyplot state and backend are left alone.
+    At most *max_rows* rows are drawn (the first, by name and date), and the axis label says
+    how many there were: a quarter of a hundred resources (9,000 rows) would make a picture
+    some two hundred metres tall and take minutes. The host's pyplot state and backend are
+    left alone.
 
     Raises:
         MissingDependency: when matplotlib is not installed (extra ``slotwise[plot]``).
@@ -123,24 +132,11 @@ def availability(
         (key for key in rows if key[1] not in closed),
         key=lambda key: (named.get(key[0], key[0]), key[0], key[1]),
     )
+    total = len(order)
+    order = order[:max_rows]
     figure = ReportFigure(figsize=(11, 0.32 * max(len(order), 3) + 2.2))
     axes = figure.subplots()
-    drawn: set[str] = set()
-    for position, key in enumerate(order):
-        for begin, end, kind, label in _merged(rows[key]):
-            _, colour, hatch = KINDS[kind]
-            axes.broken_barh(
-                [(begin, end - begin)],
-                (position - 0.4, 0.8),
-                facecolors=colour,
-                edgecolor="#777777" if hatch else colour,
-                hatch=hatch or None,
-                linewidth=0.3,
-            )
-            drawn.add(kind)
-            if label and end - begin >= 0.75:
-                axes.text((begin + end) / 2, position, label, ha="center", va="center",
-                          fontsize=7, clip_on=True, **_LITERAL)  # fmt: skip
+    drawn = _draw_bars(axes, order, rows)
     axes.set_yticks(range(len(order)))
     short = _short_names({rid: named.get(rid, rid) for rid, _ in order})
     axes.set_yticklabels([f"{short[r]}  {d:%a %d %b}" for r, d in order], fontsize=8, **_LITERAL)
@@ -160,6 +156,11 @@ def availability(
         )
         if shown:
             xlabel += f"\n{heading}: {shown}"
+    if total > len(order):
+        xlabel += (
+            f"\nthe first {len(order)} of {total} rows (resource and date) are drawn:"
+            " ask for fewer resources or dates, or pass a larger max_rows"
+        )
     axes.set_xlabel(xlabel, **_LITERAL)
     axes.grid(axis="x", color="#dddddd", linewidth=0.5)
     axes.set_axisbelow(True)
@@ -175,6 +176,41 @@ def availability(
                 frameon=False)  # fmt: skip
     figure.tight_layout()
     return figure
+
+
+def _draw_bars(
+    axes: Axes, order: list[tuple[str, date]], rows: dict[tuple[str, date], list[Bar]]
+) -> set[str]:
+    """
+    Draw the rows' bars, one collection per kind (padding last, over the booking it follows),
+    and label the long ones; return the kinds drawn.
+
+    One collection per kind, not one per bar: matplotlib recomputes the view of every
+    collection as each is added, so a bar each took minutes for a few thousand rows.
+    """
+    from matplotlib.collections import PolyCollection
+
+    boxes: dict[str, list[list[tuple[float, float]]]] = {}
+    for position, key in enumerate(order):
+        low, high = position - 0.4, position + 0.4
+        for begin, end, kind, label in _merged(rows[key]):
+            boxes.setdefault(kind, []).append(
+                [(begin, low), (begin, high), (end, high), (end, low)]
+            )
+            if label and end - begin >= 0.75:
+                axes.text((begin + end) / 2, position, label, ha="center", va="center",
+                          fontsize=7, clip_on=True, **_LITERAL)  # fmt: skip
+    for kind, (_, colour, hatch) in KINDS.items():
+        if kind in boxes:
+            bars = PolyCollection(
+                boxes[kind],
+                facecolors=colour,
+                edgecolors="#777777" if hatch else colour,
+                hatch=hatch or None,
+                linewidths=0.3,
+            )
+            axes.add_collection(bars, autolim=False)
+    return set(boxes)
 
 
 def _short_names(names: dict[str, str]) -> dict[str, str]:

@@ -72,3 +72,43 @@ def test_long_names_are_cut_with_an_ellipsis_and_kept_apart():
     assert ["Dr. Alexandra Papadakis", "Dr. Alexandra Papadopoulou", "Wolfeschlegelsteinh…"] == (
         labels
     )
+
+
+class TestLargeAnswers:
+    """A picture of many resources and days stays a picture (minutes and metres before)."""
+
+    @pytest.fixture
+    def week(self):
+        """Three open resources over a working week: fifteen rows."""
+        ws, cut, _ = _world(["Ana", "Ben", "Chloé"])
+        times = ws.availability.times(cut.id, MONDAY, FRIDAY, round_robin=RoundRobin.NONE)
+        return times, ws.availability.unavailable(cut.id, MONDAY, FRIDAY)
+
+    def test_rows_past_max_rows_are_left_out_and_said(self, week):
+        """max_rows=4: Ana's first four dates are drawn, and the axis label counts all fifteen."""
+        from slotwise.plot import availability
+
+        axes = availability(*week, max_rows=4).axes[0]
+
+        assert ["Ana  Mon 23 Nov", "Ana  Tue 24 Nov", "Ana  Wed 25 Nov", "Ana  Thu 26 Nov"] == [
+            label.get_text() for label in axes.get_yticklabels()
+        ]
+        assert "the first 4 of 15 rows (resource and date) are drawn" in axes.get_xlabel()
+
+    def test_the_default_draws_a_week_whole(self, week):
+        """Fifteen rows are under the default cap: every row, no note."""
+        from slotwise.plot import MAX_ROWS, availability
+
+        axes = availability(*week).axes[0]
+
+        assert 15 == len(axes.get_yticklabels()) < MAX_ROWS
+        assert "rows (resource and date) are drawn" not in axes.get_xlabel()
+
+    def test_one_collection_per_kind(self, week):
+        """Bars of a kind share one collection, so drawing does not slow down with each bar."""
+        from slotwise.plot import KINDS, availability
+
+        axes = availability(*week).axes[0]
+        bars = sum(len(collection.get_paths()) for collection in axes.collections)
+
+        assert len(axes.collections) <= len(KINDS) < bars
