@@ -112,3 +112,43 @@ class TestLargeAnswers:
         bars = sum(len(collection.get_paths()) for collection in axes.collections)
 
         assert len(axes.collections) <= len(KINDS) < bars
+
+
+class TestFoldInTheGrid:
+    """Europe/Amsterdam 2023-10-29: the clock runs 02:00-03:00 twice (CEST, then CET)."""
+
+    @pytest.fixture
+    def fold_day(self):
+        """One resource open all day at a location open all day; that Sunday's times."""
+        from slotwise import BusinessHours, DayHours, DayWindow, WeeklyHours
+
+        scheduler = Scheduler(clock=ManualClock(datetime(2023, 10, 23, 12, tzinfo=UTC)))
+        company = scheduler.create_company(name="Acme", timezone="Europe/Amsterdam")
+        ws = scheduler.for_company(company.id)
+        ws.locations.create(
+            name="Centrum", business_hours=BusinessHours(sun=DayHours.open(0, 2400))
+        )
+        cut = ws.services.create(name="Cut", duration=60, reason="r")
+        ws.resources.create(
+            name="Ana",
+            reason="r",
+            weekly_hours=WeeklyHours(sun=DayWindow(start_time=0, end_time=2400)),
+        )
+        sunday = date(2023, 10, 29)
+        return ws.availability.times(cut.id, sunday, sunday)
+
+    def test_one_resource_keeps_the_plain_times(self, fold_day):
+        """The two 02:00 starts are two instants of one resource: Jupyter shows times, not counts."""
+        assert "resources with a start" not in fold_day._repr_html_()
+
+    def test_the_two_hours_are_told_apart(self, fold_day):
+        """The 02:00 row lists 02:00 CEST and 02:00 CET; other hours have no abbreviation."""
+        from tests.notebooks import parse_grid
+
+        cells = [cell[2] for cell in parse_grid(fold_day._repr_html_()).cells if cell[2]]
+        two = next(cell for cell in cells if cell.startswith("02:00"))
+
+        assert (
+            "02:00 CEST 02:15 CEST 02:30 CEST 02:45 CEST 02:00 CET 02:15 CET 02:30 CET 02:45 CET"
+        ) == two
+        assert "01:00 01:15 01:30 01:45" == next(c for c in cells if c.startswith("01:00"))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import collections
 import html
 from collections.abc import Callable, Iterable
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Final, Literal
 
 import attrs
@@ -111,7 +111,15 @@ def _table(
 
 
 def _hhmm(slot: Any) -> str:
-    return f"{slot.time // 100:02d}:{slot.time % 100:02d}"
+    """
+    Return the slot's wall time, ``09:00``; in a DST fold, where the wall time happens twice,
+    with the zone's abbreviation: ``02:00 CEST`` then ``02:00 CET``.
+    """
+    shown = f"{slot.time // 100:02d}:{slot.time % 100:02d}"
+    start = slot.start
+    if start.replace(fold=1 - start.fold).utcoffset() != start.utcoffset():
+        shown += f" {start.tzname()}"
+    return shown
 
 
 def _who(result: Any, slot: Any) -> str:
@@ -136,7 +144,8 @@ def times_html(result: Any, *, view: TimesView = "times") -> str:
     if view == "counts":
         return _STYLE + _counts_table(result, slots, dates, hours, caption)
     several = (
-        len({(s.date, s.time) for s in slots}) < len(slots) or len(result.resource_names()) > 1
+        len({s.start.astimezone(UTC) for s in slots}) < len(slots)
+        or len(result.resource_names()) > 1
     )
     return _STYLE + _times_table(result, slots, dates, hours, caption, several)
 

@@ -7,7 +7,7 @@ Field names follow the spec's response elements in snake_case (decisions 14 and 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 import attrs
@@ -192,7 +192,8 @@ class AvailableTimes(Named, Tabular):
 
     def _repr_html_(self) -> str:
         # Several slots at one start (five staff free at 09:00) make a cell unreadable: counts.
-        starts = {slot.start for slot in self.available_times}
+        # Starts are compared as instants: the two 02:00s of a DST fold are equal as wall times.
+        starts = {slot.start.astimezone(UTC) for slot in self.available_times}
         return times_html(
             self, view="times" if len(starts) == len(self.available_times) else "counts"
         )
