@@ -5,6 +5,7 @@ large answer, and a DST fold in the week grid.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime
 
 import pytest
@@ -152,3 +153,46 @@ class TestFoldInTheGrid:
             "02:00 CEST 02:15 CEST 02:30 CEST 02:45 CEST 02:00 CET 02:15 CET 02:30 CET 02:45 CET"
         ) == two
         assert "01:00 01:15 01:30 01:45" == next(c for c in cells if c.startswith("01:00"))
+
+
+class TestGapInTheUnavailableGrid:
+    """America/New_York 2026-03-08: the clocks go from 02:00 to 03:00; 02:00-03:00 never happens."""
+
+    @pytest.fixture
+    def spring_day(self):
+        """A resource free that Sunday but 10:00-11:00, at a location open around the clock."""
+        from slotwise import BusinessHours
+
+        scheduler = Scheduler(clock=ManualClock(datetime(2026, 3, 6, tzinfo=UTC)))
+        ws = scheduler.for_company(
+            scheduler.create_company(name="Acme", timezone="America/New_York").id
+        )
+        ws.locations.create(name="Downtown", business_hours=BusinessHours.always())
+        cut = ws.services.create(name="Cut", duration=60, reason="r")
+        ana = ws.resources.create(name="Ana", reason="r", linked_service_ids=[cut.id])
+        sunday = date(2026, 3, 8)
+        ws.resources.create_block(
+            ana.id, start_date=sunday, end_date=sunday, start_time=1000, end_time=1100, reason="x"
+        )
+        return ws.availability.unavailable(cut.id, sunday, sunday)._repr_html_()
+
+    @staticmethod
+    def _row(markup: str, hour: str) -> str:
+        """Return the cells of the grid's row headed *hour*."""
+        found = re.search(rf"<tr><th>{hour}</th>(.*?)</tr>", markup)
+        assert found is not None, hour
+        return found.group(1)
+
+    def test_the_skipped_hour_is_no_time_not_free(self, spring_day):
+        """The 02:00 row says ``gap`` (no such time), with the legend saying why."""
+        row = self._row(spring_day, "02:00")
+
+        assert "class='sw-gap'" in row
+        assert "free" not in row
+        assert "gap no such time (the clocks went forward)" in spring_day
+
+    def test_the_hours_around_it_are_free(self, spring_day):
+        """01:00 and 03:00 happen, and Ana is free in both."""
+        for hour in ("01:00", "03:00"):
+            assert "sw-gap" not in self._row(spring_day, hour)
+            assert "sw-free" in self._row(spring_day, hour)

@@ -52,13 +52,15 @@ _STYLE: Final = (
     ".sw-SH,.sw-RH,.sw-AL{background:#f3f0e0}"
     ".sw-CB,.sw-SB,.sw-RB,.sw-EB{background:#fde2cf}"
     ".sw-BK,.sw-DL{background:#f8d0d0}"
-    ".sw-out{background:#fafafa;color:#bbb}"
+    ".sw-out,.sw-gap{background:#fafafa;color:#bbb}"
     ".sw-legend{font:11px system-ui,sans-serif;color:#555}"
     "</style>"
 )
 _FREE: Final = "free"
 _OUTSIDE: Final = "out"
-_CLOSED: Final = frozenset({"TP", "BA", "CL", "HO", _OUTSIDE})
+_GAP: Final = "gap"
+"""An hour the clocks skip (a DST change forward): no such time, neither free nor taken."""
+_CLOSED: Final = frozenset({"TP", "BA", "CL", "HO", _OUTSIDE, _GAP})
 
 
 @attrs.frozen
@@ -212,10 +214,10 @@ def unavailable_html(result: Any, *, view: UnavailableView = "combined") -> str:
         texts.setdefault(code, stretch.reason)
         _cover(covered, stretch.resource_id or "", stretch.start, stretch.end, code)
     dates = _dates(stretches[0].date, max(stretch.date for stretch in stretches))
+    tz = stretches[0].start.tzinfo
     if result.searched is not None:
         # Another output zone than the location's: the first and last dates shown begin and
         # end outside the search, which is neither free nor unavailable.
-        tz = stretches[0].start.tzinfo
         low, high = (instant.astimezone(tz) for instant in result.searched)
         shown = (datetime.combine(dates[0], time(), tz), datetime.combine(dates[-1], time(), tz))
         outside = [(shown[0], low), (high, shown[1] + timedelta(days=1))]
@@ -225,7 +227,13 @@ def unavailable_html(result: Any, *, view: UnavailableView = "combined") -> str:
         if any(begin < end for begin, end in outside):
             texts[_OUTSIDE] = "not searched"
 
+    skipped = {(day, hour) for day in dates for hour in range(24) if not _exists(day, hour, tz)}
+    if skipped:
+        texts[_GAP] = "no such time (the clocks went forward)"
+
     def state(rid: str, day: date, hour: int) -> str:
+        if (day, hour) in skipped:
+            return _GAP
         counts = covered.get((rid, day, hour), collections.Counter())
         free = 60 - sum(counts.values())
         code, most = counts.most_common(1)[0] if counts else (_FREE, 0)
@@ -287,6 +295,19 @@ def _combined(
         return f"<td class='sw-mixed' title='{html.escape(title)}'>{body}</td>"
 
     return cell
+
+
+def _exists(day: date, hour: int, tz: Any) -> bool:
+    """
+    Tell whether any of the wall hour *hour* of *day* happens in the zone *tz*: its first or
+    its last minute (a zone may skip half an hour).
+    """
+    for minute in (0, 59):
+        wall = datetime.combine(day, time(hour, minute), tz)
+        # A wall time the clocks skip does not come back from UTC as itself.
+        if wall.astimezone(UTC).astimezone(tz).replace(tzinfo=None) == wall.replace(tzinfo=None):
+            return True
+    return False
 
 
 def _cover(
