@@ -173,7 +173,10 @@ def test_the_bookings_area_sets_the_bare_replay_beside_one_client_pgbench(
 def test_the_instructions_area_sets_the_parts_counted_alone_beside_the_booking(
     scale: ModuleType, monkeypatch
 ):
-    """The booking against its target; the sum of its parts counted alone: a measure."""
+    """
+    The booking against its target; the sum of its parts counted alone and the minimal
+    booking of the same business (``minimal_booking.py``): measures.
+    """
     asked: list[tuple[str, ...]] = []
 
     def script(_script: Path, *arguments: str) -> list[dict[str, object]]:
@@ -186,12 +189,15 @@ def test_the_instructions_area_sets_the_parts_counted_alone_beside_the_booking(
                 "instructions_per_operation": 600_000,
                 "parts": {"slot_check": 200_000, "records": 400_000},
             },
+            {"figure": "minimal_booking", "count": 20, "instructions_per_operation": 65_000},
         ]
 
     monkeypatch.setattr(scale.shutil, "which", lambda _name: "/usr/bin/valgrind")
     monkeypatch.setattr(scale, "_python", script)
-    booking, parts = list(scale.instructions(quick=True))
-    assert ("--figures", "booking", "booking_parts", "--count", "20") == asked[0]
+    booking, parts, minimal = list(scale.instructions(quick=True))
+    assert ("--figures", "booking", "booking_parts", "minimal_booking", "--count", "20") == asked[0]
     assert (booking["value"], booking["met"]) == (900_000, False)
     assert (parts["value"], parts["met"]) == (600_000, None)
     assert parts["detail"] == {"parts": {"slot_check": 200_000, "records": 400_000}}
+    assert (minimal["value"], minimal["met"]) == (65_000, None)
+    assert "minimal" in minimal["row"]
