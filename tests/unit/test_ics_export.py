@@ -149,6 +149,25 @@ class TestRepeatingWindows:
         assert datetime(2023, 3, 26, 1, tzinfo=UTC) == overrides[0].dtstart.value  # 03:00 CEST
         assert 16 == len(ics.Calendar(text).events)
 
+    def test_a_window_wholly_in_the_gap_is_excluded(self):
+        """02:00-03:00 daily has no instance on 2023-03-26 (EXDATE), not a zero-length one."""
+        ws, _, _, ana = _business("Europe/Amsterdam")
+        ws.resources.create_block(
+            ana.id, start_date=date(2023, 3, 20), end_date=date(2023, 4, 2), start_time=200,
+            end_time=300, reason="Night", repeat=RepeatRule(frequency="D"),
+        )  # fmt: skip
+        data = export_resource(ws, ana.id)
+        [event] = icalendar.Calendar.from_ical(data).walk("VEVENT")
+        days = [low.date() for low, _ in _instances(data, datetime(2023, 3, 20, tzinfo=UTC),
+                                                    datetime(2023, 4, 3, tzinfo=UTC))]  # fmt: skip
+
+        assert [datetime(2023, 3, 26, 2)] == [
+            value.dt.replace(tzinfo=None) for value in event["exdate"].dts
+        ]
+        assert [date(2023, 3, d) for d in (20, 21, 22, 23, 24, 25, 27, 28, 29, 30, 31)] + [
+            date(2023, 4, 1), date(2023, 4, 2)
+        ] == days  # fmt: skip
+
     def test_every_tzid_has_its_vtimezone(self):
         """RFC 5545 3.6.5: the feed carries a VTIMEZONE for each TZID it uses."""
         ws, _, _, ana = _business("Europe/Amsterdam")

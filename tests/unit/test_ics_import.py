@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, date, datetime, timedelta
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -220,6 +221,60 @@ class TestXWrTimezone:
             (_utc(2023, 3, 21, 11), _utc(2023, 3, 21, 12)),  # floating 12:00 Amsterdam
             (_utc(2023, 3, 27, 7), _utc(2023, 3, 27, 8)),
         ] == busy
+
+
+# A feed no calendar app writes but any server may serve: a reminder every minute since 2020.
+EVERY_MINUTE = b"""BEGIN:VCALENDAR\r
+VERSION:2.0\r
+PRODID:-//example//hand-written feed//EN\r
+BEGIN:VEVENT\r
+UID:every-minute@example.com\r
+DTSTAMP:20200101T000000Z\r
+DTSTART:20200101T000000Z\r
+DURATION:PT1M\r
+RRULE:FREQ=MINUTELY\r
+END:VEVENT\r
+END:VCALENDAR\r
+"""
+
+
+class TestExpansionBound:
+    """A rule too costly to expand up to the range fails its calendar instead of the process."""
+
+    def test_a_minutely_rule_since_2020_is_refused_before_it_is_expanded(self):
+        """About 3.6 million instances to 2026: unreadable, naming the event, busy for the range."""
+        resource = _resource("UTC")
+        provider = IcsBusyTime({resource.id: EVERY_MINUTE})
+        start, end = _utc(2026, 11, 24), _utc(2026, 11, 25)
+
+        busy = provider.busy(resource, start, end)
+
+        assert [(start, end)] == busy
+        assert "'every-minute@example.com'" in provider.failures[resource.id].reason
+        assert "FREQ=MINUTELY" in provider.failures[resource.id].reason
+
+    def test_the_same_rule_with_a_count_is_expanded(self):
+        """COUNT=90 bounds the rule: its first hour and a half is busy minute by minute."""
+        resource = _resource("UTC")
+        counted = EVERY_MINUTE.replace(b"FREQ=MINUTELY", b"FREQ=MINUTELY;COUNT=90")
+        provider = IcsBusyTime({resource.id: counted}, unreadable="raise")
+
+        busy = sorted(provider.busy(resource, _utc(2020, 1, 1), _utc(2020, 1, 2)))
+
+        minutes = [_utc(2020, 1, 1) + timedelta(minutes=m) for m in range(91)]
+        assert list(pairwise(minutes)) == busy
+
+    def test_a_daily_rule_since_1900_is_expanded(self):
+        """About 46,000 instances to 2026 are within the bound: every day stays busy."""
+        resource = _resource("UTC")
+        daily = EVERY_MINUTE.replace(b"FREQ=MINUTELY", b"FREQ=DAILY").replace(
+            b"DTSTART:20200101", b"DTSTART:19000101"
+        )
+        provider = IcsBusyTime({resource.id: daily}, unreadable="raise")
+
+        busy = provider.busy(resource, _utc(2026, 11, 24), _utc(2026, 11, 25))
+
+        assert [(_utc(2026, 11, 24), _utc(2026, 11, 24, 0, 1))] == busy
 
 
 BROKEN = b"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nDTSTART:garbage\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"

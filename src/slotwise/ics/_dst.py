@@ -77,7 +77,10 @@ def divergences(window: Block | Allocation, zone_name: str, first: date) -> list
             continue
         rfc_start, rfc_end = wall(day, window.start_time, tz), wall(day, window.end_time, tz)
         low, high = window_instants(window, day, tz)
-        if (low, high) == (rfc_start.astimezone(UTC), rfc_end.astimezone(UTC)):
+        # An instance slotwise reads as empty diverges even where RFC 5545 reads it as empty
+        # too (02:00-03:00 on a spring gap is 03:00-03:00): readers would show a zero-length
+        # event, so it is excluded.
+        if low < high and (low, high) == (rfc_start.astimezone(UTC), rfc_end.astimezone(UTC)):
             continue
         found.append((rfc_start, (low, high) if low < high else None))
     return found

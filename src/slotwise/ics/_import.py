@@ -36,6 +36,7 @@ from slotwise._time import zone
 from slotwise.errors import CalendarUnreadable, InvalidChoice, SlotwiseError
 from slotwise.model import Resource
 
+from ._bounds import repeats_of
 from ._zones import own_zones
 
 __all__ = ["IcsBusyTime", "Source", "Unreadable"]
@@ -194,6 +195,7 @@ class _ParsedCalendar:
             # again, and fail.
             del calendar["X-WR-TIMEZONE"]
         self._events = recurring_ical_events.of(calendar, components=["VEVENT"])
+        self._repeats = repeats_of(calendar.walk("VEVENT"))
         self._free_busy = [
             period
             for component in calendar.walk("VFREEBUSY")
@@ -207,10 +209,14 @@ class _ParsedCalendar:
         Return the busy intervals for *resource* that overlap ``[start, end)``.
 
         Raises:
-            ValueError, and anything the expansion raises: when a rule cannot be expanded.
+            ValueError, and anything the expansion raises: when a rule cannot be expanded, or
+                would cost more than ``_bounds.MOST_INSTANCES`` instances to expand.
         """
         home = self.declared or zone(resource.timezone)
         addresses = {f"mailto:{resource.email}".lower()} if resource.email else set()
+        for repeat in self._repeats:
+            # Before the expansion, which would walk every instance up to the range's end.
+            repeat.check(end + _MARGIN)
         found = list(self._free_busy)
         for event in self._events.between(start - _MARGIN, end + _MARGIN):
             if not _event_is_busy(event, addresses):
