@@ -15,7 +15,7 @@ not exist or exist twice (decision 2, ``docs/semantics.md``):
 from __future__ import annotations
 
 import functools
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from importlib import resources
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -35,6 +35,7 @@ __all__ = [
     "to_utc",
     "utc_offset_minutes",
     "validate_hhmm",
+    "wall_hour_happens",
     "wall_to_instant",
     "zone",
 ]
@@ -213,6 +214,19 @@ def _first_instant_after_gap(low: datetime, high: datetime, tz: ZoneInfo) -> dat
         else:
             lo = mid
     return hi
+
+
+def wall_hour_happens(day: date, hour: int, tz: tzinfo | None) -> bool:
+    """
+    Tell whether any of the wall hour *hour* (0-23) of *day* happens in the zone *tz*: its
+    first or its last minute (the clocks going forward skip it; a zone may skip half an hour).
+    """
+    for minute in (0, 59):
+        wall = datetime.combine(day, time(hour, minute), tz)
+        # A wall time the clocks skip does not come back from UTC as itself.
+        if wall.astimezone(UTC).astimezone(tz).replace(tzinfo=None) == wall.replace(tzinfo=None):
+            return True
+    return False
 
 
 def day_bounds(day: date, tz: ZoneInfo) -> tuple[datetime, datetime]:

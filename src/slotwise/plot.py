@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Final, TypedDict
 
+from slotwise._time import wall_hour_happens
 from slotwise.availability.results import AvailableTimes, UnavailableTimes
 from slotwise.errors import MissingDependency
 
@@ -38,6 +39,7 @@ KINDS: Final = {
     "hours": ("outside service or resource hours", "#e9dc9c", ""),
     "closed": ("location closed or holiday", "#9e9e9e", ""),
     "past": ("past, or beyond book-ahead", "#cfcfcf", ""),
+    "gap": ("no such time (the clocks went forward)", "#ffffff", "xxxx"),
 }
 """Bar kinds in legend order: legend text, face colour and hatch."""
 
@@ -122,6 +124,7 @@ def availability(
     named.update(names or {})
     rows = _rows(times, unavailable)
     low, high = _span(rows)
+    _mark_skipped_hours(rows, times, unavailable, low, high)
     if unavailable is not None:
         for (_, day), bars in rows.items():
             begin, end = _searched_hours(unavailable, day, low, high)
@@ -243,7 +246,7 @@ def _closed_dates(
     for day, groups in sorted(days.items()):
         inside = [bar for bars in groups for bar in bars if bar[1] > low and bar[0] < high]
         kinds = {kind for _, _, kind, _ in inside}
-        if kinds and kinds <= {"closed", "past", "nofit"} and kinds & {"closed", "past"}:
+        if kinds and kinds <= {"closed", "past", "nofit", "gap"} and kinds & {"closed", "past"}:
             cause = "closed" if "closed" in kinds else "past"
             closed[day] = (cause, next((label for *_, label in inside if label), ""))
     return closed
@@ -274,6 +277,31 @@ def _rows(
             (_hour(piece.start, piece.date), _hour(piece.end, piece.date), "padding", "")
         )
     return rows
+
+
+def _mark_skipped_hours(
+    rows: dict[tuple[str, date], list[Bar]],
+    times: AvailableTimes,
+    unavailable: UnavailableTimes | None,
+    low: float,
+    high: float,
+) -> None:
+    """
+    Add a ``gap`` bar over each wall hour within ``[low, high)`` that the clocks skip on a row's
+    day (a DST change forward): a slot drawn across it spans an hour that never happens.
+    """
+    instants = [slot.start for slot in times.available_times[:1]]
+    if unavailable is not None:
+        instants += [stretch.start for stretch in unavailable.unavailable_times[:1]]
+    if not instants:
+        return
+    tz = instants[0].tzinfo
+    skipped: dict[date, list[int]] = {}
+    for (_, day), bars in rows.items():
+        if day not in skipped:
+            hours = range(math.floor(low), math.ceil(high))
+            skipped[day] = [hour for hour in hours if not wall_hour_happens(day, hour % 24, tz)]
+        bars.extend((hour, hour + 1, "gap", "") for hour in skipped[day])
 
 
 def _span(rows: dict[tuple[str, date], list[Bar]]) -> tuple[float, float]:

@@ -196,3 +196,36 @@ class TestGapInTheUnavailableGrid:
         for hour in ("01:00", "03:00"):
             assert "sw-gap" not in self._row(spring_day, hour)
             assert "sw-free" in self._row(spring_day, hour)
+
+
+def test_the_plot_marks_the_skipped_hour():
+    """
+    On the spring DST day the picture lays a ``gap`` bar over 02:00-03:00, which a slot drawn
+    in wall time would otherwise cross as if it happened; the legend says why.
+    """
+    from slotwise import BusinessHours
+    from slotwise.plot import KINDS, availability
+
+    scheduler = Scheduler(clock=ManualClock(datetime(2026, 3, 6, tzinfo=UTC)))
+    ws = scheduler.for_company(
+        scheduler.create_company(name="Acme", timezone="America/New_York").id
+    )
+    ws.locations.create(name="Downtown", business_hours=BusinessHours.always())
+    cut = ws.services.create(name="Cut", duration=60, reason="r")
+    ws.resources.create(name="Ana", reason="r", linked_service_ids=[cut.id])
+    sunday = date(2026, 3, 8)
+
+    figure = availability(
+        ws.availability.times(cut.id, sunday, sunday),
+        ws.availability.unavailable(cut.id, sunday, sunday),
+    )
+
+    axes = figure.axes[0]
+    legend = [text.get_text() for text in axes.get_legend().get_texts()]
+    assert KINDS["gap"][0] in legend
+    gaps = [
+        collection for collection in axes.collections if collection.get_hatch() == KINDS["gap"][2]
+    ]
+    assert 1 == len(gaps)
+    (box,) = gaps[0].get_paths()
+    assert (2.0, 3.0) == (min(box.vertices[:, 0]), max(box.vertices[:, 0]))

@@ -22,6 +22,8 @@ from typing import Any, Final, Literal
 
 import attrs
 
+from slotwise._time import wall_hour_happens
+
 __all__ = [
     "HtmlView",
     "TimesView",
@@ -227,7 +229,9 @@ def unavailable_html(result: Any, *, view: UnavailableView = "combined") -> str:
         if any(begin < end for begin, end in outside):
             texts[_OUTSIDE] = "not searched"
 
-    skipped = {(day, hour) for day in dates for hour in range(24) if not _exists(day, hour, tz)}
+    skipped = {
+        (day, hour) for day in dates for hour in range(24) if not wall_hour_happens(day, hour, tz)
+    }
     if skipped:
         texts[_GAP] = "no such time (the clocks went forward)"
 
@@ -295,19 +299,6 @@ def _combined(
         return f"<td class='sw-mixed' title='{html.escape(title)}'>{body}</td>"
 
     return cell
-
-
-def _exists(day: date, hour: int, tz: Any) -> bool:
-    """
-    Tell whether any of the wall hour *hour* of *day* happens in the zone *tz*: its first or
-    its last minute (a zone may skip half an hour).
-    """
-    for minute in (0, 59):
-        wall = datetime.combine(day, time(hour, minute), tz)
-        # A wall time the clocks skip does not come back from UTC as itself.
-        if wall.astimezone(UTC).astimezone(tz).replace(tzinfo=None) == wall.replace(tzinfo=None):
-            return True
-    return False
 
 
 def _cover(
