@@ -195,3 +195,20 @@ def test_a_hand_written_payload_is_sent_as_given_in_wire_names(business, receive
     assert {"id": "apt-hand", "groupSize": 2} == _only(
         _delivered(business, receiver), "BookingConfirmation"
     )
+
+
+class TestDeliveryListTimes:
+    """GET /setup/v1/webhooks/deliveries gives a delivery's instants in one zone."""
+
+    def test_due_at_carries_the_location_offset_like_next_attempt_at(self, business, receiver):
+        """dueAt was UTC (Z) beside nextAttemptAt in New York time for the same instant."""
+        receiver.answer = lambda _: (500, {})
+        business.book(10)
+        _delivered(business, receiver)
+        with _client(business) as client:
+            listed = client.get("/setup/v1/webhooks/deliveries", params={"status": "pending"})
+        (booking,) = [d for d in listed.json()["data"] if d["trigger"] == "BookingConfirmation"]
+
+        assert booking["nextAttemptAt"] == booking["dueAt"]
+        assert booking["dueAt"].endswith("-05:00")
+        assert booking["createDate"].endswith("-05:00")

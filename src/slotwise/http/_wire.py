@@ -237,7 +237,8 @@ DERIVED: Final[dict[type, tuple[Derived, ...]]] = {
         # Decision 44: what the webhook carries as its data (the record's HTTP form).
         Derived("payload", dict[str, Any] | None, lambda e, z: _event_data(e, z), needs="zone"),
         Derived("deliveryStatus", str, lambda e: e.delivery_status),
-        Derived("dueAt", datetime | None, lambda e: e.due_at),
+        # In the location's zone like the record's own instants (nextAttemptAt, createDate).
+        Derived("dueAt", datetime | None, lambda e, z: _due_at(e, z), needs="zone"),
     ),
     Slot: (Derived("resourceIds", str | None, lambda s: _joined(s.resource_ids)),),
     ResourceWeeklyAvailability: (Derived("weekdays", Any, lambda a: _weekdays(a)),),
@@ -253,6 +254,11 @@ def _event_data(event: OutboxEvent, zone: tzinfo | None) -> dict[str, Any] | Non
     from ._documents import event_data  # the documents are built on the shapes defined here
 
     return event_data(event, zone)
+
+
+def _due_at(event: OutboxEvent, zone: tzinfo | None) -> datetime | None:
+    due = event.due_at
+    return None if due is None else _at(due, zone)
 
 
 def _weekdays(availability: ResourceWeeklyAvailability) -> dict[str, Any]:
