@@ -290,17 +290,16 @@ def _mark_skipped_hours(
     Add a ``gap`` bar over each wall hour within ``[low, high)`` that the clocks skip on a row's
     day (a DST change forward): a slot drawn across it spans an hour that never happens.
     """
-    instants = [slot.start for slot in times.available_times[:1]]
-    if unavailable is not None:
-        instants += [stretch.start for stretch in unavailable.unavailable_times[:1]]
-    if not instants:
+    stretches = unavailable.unavailable_times if unavailable is not None else ()
+    first = next(iter((*times.available_times[:1], *stretches[:1])), None)
+    if first is None:
         return
-    tz = instants[0].tzinfo
+    tz = first.start.tzinfo
+    hours = range(math.floor(low), math.ceil(high))
     skipped: dict[date, list[int]] = {}
     for (_, day), bars in rows.items():
         if day not in skipped:
-            hours = range(math.floor(low), math.ceil(high))
-            skipped[day] = [hour for hour in hours if not wall_hour_happens(day, hour % 24, tz)]
+            skipped[day] = [hour for hour in hours if not wall_hour_happens(day, hour, tz)]
         bars.extend((hour, hour + 1, "gap", "") for hour in skipped[day])
 
 

@@ -330,3 +330,38 @@ class TestMessagesAsTheClientWroteThem:
         )
         assert ["endTime", "startTime"] == body["allowed"]
         assert "did you mean 'startTime'?" in body["message"]
+
+
+def test_a_calendar_block_is_found_again_by_its_calendar(client: httpx.Client, server: Served):
+    """
+    Decision 46: a calendar block made over HTTP is read back by its id and in its calendar's
+    list (local dates and times), and deleted; it was creatable but not readable before.
+    """
+    location = client.get(f"/consumer/v1/locations/{server.ids['location']}").json()
+    calendar = location["primaryCalendarId"]
+    day = _weekday_ahead(9)
+    made = client.post(
+        f"/setup/v1/calendars/{calendar}/blocks",
+        json={
+            "startDate": str(day),
+            "endDate": str(day),
+            "startTime": 1200,
+            "endTime": 1300,
+            "reason": "staff meeting",
+        },
+    ).json()
+
+    one = client.get(f"/setup/v1/calendars/blocks/{made['id']}")
+    listed = client.get(f"/setup/v1/calendars/{calendar}/blocks").json()
+    deleted = client.delete(f"/setup/v1/calendars/blocks/{made['id']}")
+
+    assert (200, "staff meeting", 1200) == (
+        one.status_code,
+        one.json()["reason"],
+        one.json()["startTime"],
+    )
+    assert made["id"] in [block["id"] for block in listed["data"]]
+    assert (200, 404) == (
+        deleted.status_code,
+        client.get(f"/setup/v1/calendars/blocks/{made['id']}").status_code,
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from datetime import datetime
+from typing import ClassVar
 
 from ._base import _SHOWN_MAX, SlotwiseError, _shown
 
@@ -187,25 +188,24 @@ class InvalidTimeOfDay(ValidationError):
         self.value = value
 
 
-class InvalidTimeRange(ValidationError):
-    """A start time is not strictly before its end time."""
+class _OutOfOrder(ValidationError):
+    """
+    Two values that must come in order did not: both named as the caller sent them (*names*;
+    ``mentions`` for the HTTP layer) and quoted, the message prefixed by *field* only when it
+    is neither of them.
+    """
 
-    code = "INVALID-TIME-RANGE"
+    _relation: ClassVar[str]
+    _names: ClassVar[tuple[str, str]]
 
     def __init__(
-        self,
-        *,
-        field: str,
-        start: object,
-        end: object,
-        names: tuple[str, str] = ("start_time", "end_time"),
+        self, *, field: str, start: object, end: object, names: tuple[str, str] | None = None
     ) -> None:
+        names = names or self._names
         start_name, end_name = names
-        # The spec's wording (Errors 6), with the two fields the caller sent and their values.
         prefix = "" if field in names else f"{field}: "
         super().__init__(
-            f"{prefix}{start_name} ({_instant(start)}) must be less than "
-            f"{end_name} ({_instant(end)})",
+            f"{prefix}{start_name} ({_quoted(start)}) {self._relation} {end_name} ({_quoted(end)})",
             field=field,
         )
         self.start = start
@@ -213,33 +213,25 @@ class InvalidTimeRange(ValidationError):
         self.mentions = names
 
 
-def _instant(value: object) -> object:
+def _quoted(value: object) -> object:
     # RFC 3339 (``T``), as the caller wrote it and the wire shows it; anything else as it is.
     return value.isoformat() if isinstance(value, datetime) else value
 
 
-class InvalidDateRange(ValidationError):
+class InvalidTimeRange(_OutOfOrder):
+    """A start time is not strictly before its end time (the spec's wording, Errors 6)."""
+
+    code = "INVALID-TIME-RANGE"
+    _relation = "must be less than"
+    _names = ("start_time", "end_time")
+
+
+class InvalidDateRange(_OutOfOrder):
     """A start date lies after its end date."""
 
     code = "INVALID-DATE-RANGE"
-
-    def __init__(
-        self,
-        *,
-        field: str,
-        start: object,
-        end: object,
-        names: tuple[str, str] = ("start_date", "end_date"),
-    ) -> None:
-        start_name, end_name = names
-        # The two fields the caller sent, by their names (``startDate`` over HTTP), once each.
-        prefix = "" if field in names else f"{field}: "
-        super().__init__(
-            f"{prefix}{start_name} ({start}) must not be after {end_name} ({end})", field=field
-        )
-        self.start = start
-        self.end = end
-        self.mentions = names
+    _relation = "must not be after"
+    _names = ("start_date", "end_date")
 
 
 class NaiveDatetime(ValidationError):
