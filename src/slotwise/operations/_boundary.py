@@ -94,6 +94,8 @@ class _Declaration:
     fields: Mapping[str, Converter]
     """The keys of the ``**fields`` TypedDict, if the operation takes one."""
     required_fields: frozenset[str]
+    by_key: Mapping[str, Converter]
+    """The converter of each key a call may pass by name: its keyword's, else its field's."""
 
     @classmethod
     def of(cls, func: Callable[..., Any], *, bound: bool) -> _Declaration:
@@ -139,6 +141,7 @@ class _Declaration:
             required=frozenset(required),
             fields=fields,
             required_fields=required_fields,
+            by_key={**fields, **{key: converters[key] for key in keywords}},
         )
 
     def accept(
@@ -152,25 +155,22 @@ class _Declaration:
                 reason=f"is one too many: {self.name}() takes {len(self.positional)}",
             )
         given = self.positional[: len(args)]
+        by_key = self.by_key
         for key in kwargs:
-            if key in self.keywords and key not in given:
-                continue
-            if key in self.fields:
-                continue
-            raise self._unexpected(key)
+            # A keyword also given by position is refused, unless it is a field of **fields.
+            if key not in by_key or (key in given and key not in self.fields):
+                raise self._unexpected(key)
         for name in self.required:
             if name not in given and name not in kwargs:
                 raise FieldRequired(field=name)
         for key in self.required_fields:
             if key not in kwargs:
                 raise FieldRequired(field=key)
+        converters = self.converters
         converted_args = [
-            self.converters[name](value, name) for name, value in zip(given, args, strict=True)
+            converters[name](value, name) for name, value in zip(given, args, strict=True)
         ]
-        converted_kwargs = {
-            key: (self.converters[key] if key in self.keywords else self.fields[key])(value, key)
-            for key, value in kwargs.items()
-        }
+        converted_kwargs = {key: by_key[key](value, key) for key, value in kwargs.items()}
         return converted_args, converted_kwargs
 
     def _unexpected(self, key: object) -> UnexpectedField:

@@ -122,7 +122,10 @@ class Context:
     @property
     def company_id(self) -> str:
         """Return the principal's company id."""
-        return self.principal.company_id
+        principal = self.caller
+        if principal is None:
+            raise NotAuthenticated()
+        return principal.company_id
 
     @property
     def location_ids(self) -> frozenset[str] | None:
@@ -166,13 +169,17 @@ class Context:
             Unauthorized: when it belongs to another company or to a location outside the
                 principal's set. The message names only what the caller sent.
         """
-        principal = self.principal
+        principal = self.caller
+        if principal is None:
+            raise NotAuthenticated()
         record = reader.get(kind, record_id)
         if record is None:
             raise NotFound(kind=kind.__name__, record_id=record_id)
         if record.company_id != principal.company_id:
             raise Unauthorized(field=field, value=record_id)
-        if principal.location_ids is not None and _company_wide(record, change=change):
+        if principal.location_ids is None:
+            return record  # the whole company's principal may use every record of it
+        if _company_wide(record, change=change):
             raise Unauthorized(field=field, value=record_id)
         # A location is guarded by its own id; other records by the location they belong to.
         location_id: Any = (

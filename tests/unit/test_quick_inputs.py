@@ -1,0 +1,77 @@
+"""
+The boundary's quick test of everyday arguments (issue 23): an id, a text or an instant that it
+passes as it is must be what the full converter returns, and anything else must meet the full
+converter's own refusal.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from slotwise import SlotwiseError
+from slotwise.operations import _inputs
+from slotwise.operations._inputs import converter
+
+HINTS = [
+    (str, "service_id"),
+    (str | None, "customer_id"),
+    (str, "name"),
+    (str | None, "booked_by"),
+    (datetime, "start"),
+    (datetime | None, "end"),
+]
+
+
+def _outcome(convert: Any, value: object) -> tuple[str, object]:
+    """Return what *convert* makes of *value*: the value, or the refusal as data."""
+    try:
+        return "value", convert(value, "field")
+    except SlotwiseError as error:
+        return "error", (type(error), error.to_dict())
+
+
+def _full(hint: Any, name: str) -> Any:
+    """Return the converter *hint* compiles to without the quick test."""
+    quick = _inputs._quick
+    try:
+        _inputs._quick = lambda *_args: None  # type: ignore[assignment]
+        return converter(hint, name=name)
+    finally:
+        _inputs._quick = quick
+
+
+values = st.one_of(
+    st.none(),
+    st.text(max_size=300),
+    st.text(alphabet=st.characters(codec="ascii"), min_size=250, max_size=260),
+    st.sampled_from(["", "a\x00b", "\ud800", "é", " ", "x" * 65_537]),
+    st.datetimes(
+        min_value=datetime(1, 1, 2),
+        max_value=datetime(9999, 12, 30),
+        timezones=st.sampled_from(
+            [UTC, timezone(timedelta(hours=-5)), ZoneInfo("America/New_York")]
+        ),
+    ),
+    st.datetimes(),
+    st.integers(),
+    st.booleans(),
+)
+
+
+@pytest.mark.parametrize(("hint", "name"), HINTS, ids=[name for _, name in HINTS])
+@given(value=values)
+def test_the_quick_test_agrees_with_the_full_converter(hint: Any, name: str, value: object) -> None:
+    """Whatever the value, the argument's converter answers as the full one does."""
+    assert _outcome(converter(hint, name=name), value) == _outcome(_full(hint, name), value)
+
+
+def test_the_quick_test_serves_everyday_hints_only() -> None:
+    """Other hints get the full converter itself, whatever the value."""
+    assert _inputs._quick(int, "text", converter(int, name="size")) is None
+    assert _inputs._quick(str | int, "text", converter(str | int, name="x")) is None
