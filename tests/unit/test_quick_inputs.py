@@ -1,7 +1,8 @@
 """
-The boundary's quick test of everyday arguments (issue 23): an id, a text or an instant that it
+The boundary's quick paths (issue 23): an id, a text or an instant argument that the quick test
 passes as it is must be what the full converter returns, and anything else must meet the full
-converter's own refusal.
+converter's own refusal; a call's shape (its positional count and keywords) is checked once and
+kept only when accepted.
 """
 
 from __future__ import annotations
@@ -75,3 +76,29 @@ def test_the_quick_test_serves_everyday_hints_only() -> None:
     """Other hints get the full converter itself, whatever the value."""
     assert _inputs._quick(int, "text", converter(int, name="size")) is None
     assert _inputs._quick(str | int, "text", converter(str | int, name="x")) is None
+
+
+def test_a_refused_call_shape_is_refused_every_time() -> None:
+    """Only accepted shapes are kept: a refused one is worked out, and refused, again."""
+    from slotwise.operations._boundary import _Declaration
+
+    def operation(service_id: str, *, size: int = 1, note: str | None = None) -> None:
+        """An operation's signature."""
+
+    declaration = _Declaration.of(operation, bound=False)
+    for _ in range(2):
+        with pytest.raises(SlotwiseError, match="colour"):
+            declaration.accept(("s1",), {"colour": "red"})
+        with pytest.raises(SlotwiseError, match="service_id"):
+            declaration.accept((), {"size": 2})
+    assert declaration.accept(("s1",), {"note": None, "size": 2}) == (
+        ["s1"],
+        {"note": None, "size": 2},
+    )
+    assert declaration.accept(("s1",), {"size": 3, "note": "x"}) == (
+        ["s1"],
+        {"size": 3, "note": "x"},
+    )
+    assert len(declaration.shapes) == 2
+    with pytest.raises(SlotwiseError, match="size"):
+        declaration.accept(("s1",), {"size": "3"})  # a kept shape still converts every value

@@ -82,6 +82,12 @@ C = TypeVar("C", bound=type)
 _MARK: Final = "__slotwise_declared__"
 
 
+_Plan = tuple[tuple[tuple[str, Converter], ...], tuple[tuple[str, Converter], ...]]
+"""The converters of one call shape: each positional argument's, then each keyword's, in order."""
+_SHAPES_KEPT: Final = 64
+"""Call shapes kept per operation: a caller trying every combination of keywords gets no more."""
+
+
 @attrs.frozen
 class _Declaration:
     """What one operation accepts, read from its signature and annotations."""
@@ -96,6 +102,8 @@ class _Declaration:
     required_fields: frozenset[str]
     by_key: Mapping[str, Converter]
     """The converter of each key a call may pass by name: its keyword's, else its field's."""
+    shapes: dict[tuple[Any, ...], _Plan] = attrs.field(factory=dict, eq=False, repr=False)
+    """The plans of the call shapes accepted so far (positional count, then the keys)."""
 
     @classmethod
     def of(cls, func: Callable[..., Any], *, bound: bool) -> _Declaration:
@@ -148,17 +156,37 @@ class _Declaration:
         self, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> tuple[list[Any], dict[str, Any]]:
         """Return the converted arguments, or raise the error of the first refused one."""
-        if len(args) > len(self.positional):
+        shape = (len(args), *kwargs)
+        plan = self.shapes.get(shape)
+        if plan is None:
+            plan = self._plan(len(args), kwargs)
+            if len(self.shapes) < _SHAPES_KEPT:
+                self.shapes[shape] = plan
+        by_position, by_key = plan
+        converted_args = [
+            convert(value, name) for (name, convert), value in zip(by_position, args, strict=True)
+        ]
+        converted_kwargs = {
+            key: convert(value, key)
+            for (key, convert), value in zip(by_key, kwargs.values(), strict=True)
+        }
+        return converted_args, converted_kwargs
+
+    def _plan(self, count: int, kwargs: Mapping[str, Any]) -> _Plan:
+        """
+        Return the converters of a call of *count* positional arguments and *kwargs*' keys, in
+        their order, or raise the error refusing that call's shape (whatever its values).
+        """
+        if count > len(self.positional):
             raise UnexpectedField(
                 field=f"positional argument {len(self.positional) + 1}",
                 allowed=self.positional,
                 reason=f"is one too many: {self.name}() takes {len(self.positional)}",
             )
-        given = self.positional[: len(args)]
-        by_key = self.by_key
+        given = self.positional[:count]
         for key in kwargs:
             # A keyword also given by position is refused, unless it is a field of **fields.
-            if key not in by_key or (key in given and key not in self.fields):
+            if key not in self.by_key or (key in given and key not in self.fields):
                 raise self._unexpected(key)
         for name in self.required:
             if name not in given and name not in kwargs:
@@ -166,12 +194,8 @@ class _Declaration:
         for key in self.required_fields:
             if key not in kwargs:
                 raise FieldRequired(field=key)
-        converters = self.converters
-        converted_args = [
-            converters[name](value, name) for name, value in zip(given, args, strict=True)
-        ]
-        converted_kwargs = {key: by_key[key](value, key) for key, value in kwargs.items()}
-        return converted_args, converted_kwargs
+        by_position = tuple((name, self.converters[name]) for name in given)
+        return by_position, tuple((key, self.by_key[key]) for key in kwargs)
 
     def _unexpected(self, key: object) -> UnexpectedField:
         allowed = sorted((self.keywords | self.fields.keys()) - set(self.positional))
