@@ -15,7 +15,7 @@ import attrs
 from slotwise._time import zone
 from slotwise.availability.busy import BusyIntervals
 from slotwise.availability.calculator import bookable_at
-from slotwise.availability.query import AvailabilityQuery
+from slotwise.availability.query import one_date_query
 from slotwise.availability.snapshot import read_snapshot, with_busy
 from slotwise.errors import (
     CapacityExceeded,
@@ -132,15 +132,14 @@ class BookingChecks(AppointmentBase):
             raise SlotUnavailable(start=local_start, end=end.astimezone(tz), resource_ids=ids)
         day = local_start.date()
         minutes = length // timedelta(minutes=1)
-        query = AvailabilityQuery(
+        # Its values are checked already (ids of stored records, a date and a whole-minute
+        # length of checked instants): built without running the query's validators again.
+        query = one_date_query(
             service_id=service.id,
-            start_date=day,
-            end_date=day,
+            day=day,
             location_id=location.id,
-            resource_id=ids[0] if len(ids) == 1 else None,
-            resource_ids=ids if len(ids) > 1 else (),
+            resource_ids=ids,
             duration=None if minutes == service.duration else minutes,
-            round_robin=RoundRobin.NONE if ids else None,
         )
         judged = None
         if ids and not (service.daily_booking_limit_count or service.daily_booking_limit_minutes):
