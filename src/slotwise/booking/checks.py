@@ -6,9 +6,10 @@ and 34) and limits (decision 10).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
@@ -50,6 +51,9 @@ from ._base import (
     AppointmentBase,
     _Details,
 )
+
+_ID: Final = operator.attrgetter("id")
+_MINUTE: Final = timedelta(minutes=1)
 
 
 def _check_group_size(service: Service, group_size: object) -> int:
@@ -123,15 +127,15 @@ class BookingChecks(AppointmentBase):
         bookings of the same resources and date), so the slot is judged as in the listing, by
         the same code, for one start.
         """
-        ids = tuple(resource.id for resource in resources)
+        ids = tuple(map(_ID, resources))
         tz = zone(location.timezone)
         local_start = start.astimezone(tz)
         length = end - start
-        if local_start.second or local_start.microsecond or length % timedelta(minutes=1):
+        if local_start.second or local_start.microsecond or length % _MINUTE:
             # The engine offers whole-minute slots only.
             raise SlotUnavailable(start=local_start, end=end.astimezone(tz), resource_ids=ids)
         day = local_start.date()
-        minutes = length // timedelta(minutes=1)
+        minutes = length // _MINUTE
         # Its values are checked already (ids of stored records, a date and a whole-minute
         # length of checked instants): built without running the query's validators again.
         query = one_date_query(
