@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import bisect
 import functools
+import operator
 from collections.abc import Mapping
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, Final
 
 from dateutil.relativedelta import relativedelta
 
@@ -51,6 +52,8 @@ from .results import (
     Slot,
 )
 from .snapshot import Snapshot
+
+_ID: Final = operator.attrgetter("id")
 
 
 def effective_duration(service: Service, query: AvailabilityQuery) -> int:
@@ -229,7 +232,7 @@ class _CalculatorSetup:
             snapshot.service.id,
             snapshot.location.id,
             snapshot.calendar.id,
-            tuple(resource.id for resource in snapshot.resources),
+            tuple(map(_ID, snapshot.resources)),
             self.named,
             query.resource_group_id,
             self.duration,

@@ -104,6 +104,8 @@ class AvailabilityQuery:
     def named_resources(self) -> tuple[str, ...]:
         """Return every resource the query names (``resource_id`` then ``resource_ids``)."""
         named = (self.resource_id,) if self.resource_id else ()
+        if not self.resource_ids:
+            return named
         return named + tuple(rid for rid in self.resource_ids if rid != self.resource_id)
 
 

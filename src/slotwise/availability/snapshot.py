@@ -305,11 +305,12 @@ def read_snapshot(
     if exclude_appointment_id is not None:
         appointments = [a for a in appointments if a.id != exclude_appointment_id]
     paddings: dict[str, int] = {}
-    for service_id in set(map(_SERVICE_ID, appointments)).difference((service.id,)):
-        other = services.get(service_id) or reader.get(Service, service_id)
-        paddings[service_id] = other.padding if other is not None else 0
-    if judged_between is not None:
-        appointments = _occupying(appointments, judged_between[0], service, paddings)
+    if appointments:  # (a booking's free slot often meets none)
+        for service_id in set(map(_SERVICE_ID, appointments)).difference((service.id,)):
+            other = services.get(service_id) or reader.get(Service, service_id)
+            paddings[service_id] = other.padding if other is not None else 0
+        if judged_between is not None:
+            appointments = _occupying(appointments, judged_between[0], service, paddings)
     busy = (
         fetch_busy_time(busy_provider, resources, start, end) if busy_provider is not None else {}
     )
