@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import bisect
 import functools
+import operator
 from collections.abc import Mapping
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, Final
 
 from dateutil.relativedelta import relativedelta
 
@@ -51,6 +52,8 @@ from .results import (
     Slot,
 )
 from .snapshot import Snapshot
+
+_ID: Final = operator.attrgetter("id")
 
 
 def effective_duration(service: Service, query: AvailabilityQuery) -> int:
@@ -185,10 +188,6 @@ class _CalculatorSetup:
             for index, (resource, blocks, allocations, profile) in enumerate(shared.candidates)
         ]
         self._occupancy(snapshot)
-        by_id = {res.id: res for res in self.candidates}
-        self.named_resource: Resource | None = None
-        if len(self.named) == 1 and self.named[0] in by_id:
-            self.named_resource = by_id[self.named[0]].resource
         # The query's field is typed RoundRobin; a plain code ("none") is accepted too.
         chosen = query.round_robin
         self.round_robin = (
@@ -203,6 +202,15 @@ class _CalculatorSetup:
                 res.load = self._load(res)
         # The random round robin's seed; repr(query) is worked out only when it is used.
         self._seed: bytes | None = None
+
+    @functools.cached_property
+    def named_resource(self) -> Resource | None:
+        """The one resource the query names, when it is a candidate (the listing's names)."""
+        if len(self.named) == 1:
+            for res in self.candidates:
+                if res.id == self.named[0]:
+                    return res.resource
+        return None
 
     @functools.cached_property
     def output(self) -> _Output:
@@ -224,7 +232,7 @@ class _CalculatorSetup:
             snapshot.service.id,
             snapshot.location.id,
             snapshot.calendar.id,
-            tuple(resource.id for resource in snapshot.resources),
+            tuple(map(_ID, snapshot.resources)),
             self.named,
             query.resource_group_id,
             self.duration,
@@ -234,16 +242,20 @@ class _CalculatorSetup:
         )
         memo = setup_memo(configuration)
         shared = memo.get(key)
-        if shared is None:
-            shared = derive_setup(snapshot, query, self.first, self.last)
-            dates = (self.last - self.first).days + 1
-            memo.keep(key, shared, setup_weight(len(shared.candidates), dates, self.step))
+        if shared is not None:
+            return shared, True
+        shared = derive_setup(snapshot, query, self.first, self.last)
+        dates = (self.last - self.first).days + 1
+        memo.keep(key, shared, setup_weight(len(shared.candidates), dates, self.step))
         return shared, memo.get(key) is shared  # not kept when over the bound
 
     def _occupancy(self, snapshot: Snapshot) -> None:
         """Give each candidate its appointments and external busy time."""
         candidates = self.candidates
-        self._appointments(snapshot, {res.id: res for res in candidates})
+        if snapshot.appointments:
+            self._appointments(snapshot, {res.id: res for res in candidates})
+        if not snapshot.busy:
+            return  # (the common case: no external calendar asked)
         for res in candidates:
             # External busy time counts only for resources with an external calendar.
             busy = snapshot.busy.get(res.id, ()) if uses_external_calendar(res.resource) else ()
@@ -281,11 +293,17 @@ class _CalculatorSetup:
                     hold(appointment)
         service_id, padding, paddings = self.service.id, self.padding, snapshot.paddings
         # Decision 8: a slot's limit is the default unless a window of the date sets one.
-        saturated = self.default_limit == 1 and not _limit_above_one(self.service_windows)
+        saturated: bool | None = None
         for res in by_id.values():
+            # A resource holding nothing keeps its empty segments (``saturated`` is read only
+            # beside a segment).
             if res.held:
+                if saturated is None:
+                    saturated = self.default_limit == 1 and not _limit_above_one(
+                        self.service_windows
+                    )
                 res.occupy(self._floors, self._ceils, service_id, padding, paddings)
-            res.set_occupancy(saturated and not _limit_above_one(res.allocations))
+                res.set_occupancy(saturated and not _limit_above_one(res.allocations))
 
     def _load(self, res: _Resource) -> int:
         """Return how many of R's active appointments meet the searched dates (round robin)."""

@@ -18,7 +18,7 @@ from slotwise.model._checks import (
 )
 from slotwise.model.catalog import RoundRobin
 
-__all__ = ["AvailabilityQuery"]
+__all__ = ["AvailabilityQuery", "one_date_query"]
 
 MAX_TZ_OFFSET = 14 * 60
 
@@ -104,4 +104,67 @@ class AvailabilityQuery:
     def named_resources(self) -> tuple[str, ...]:
         """Return every resource the query names (``resource_id`` then ``resource_ids``)."""
         named = (self.resource_id,) if self.resource_id else ()
+        if not self.resource_ids:
+            return named
         return named + tuple(rid for rid in self.resource_ids if rid != self.resource_id)
+
+
+_MAX_DURATION = 10_080
+"""The longest ``duration`` a query takes (its validator's bound)."""
+_new_query = object.__new__
+_set = object.__setattr__
+
+
+def one_date_query(
+    *,
+    service_id: str,
+    day: date,
+    location_id: str,
+    resource_ids: tuple[str, ...],
+    duration: int | None,
+) -> AvailabilityQuery:
+    """
+    Return the whole-day query of *day* naming *resource_ids* (the round robin ``none`` when it
+    names any, else the service's), built without running the validators again.
+
+    It equals ``AvailabilityQuery(service_id=service_id, start_date=day, end_date=day,
+    location_id=location_id, resource_id=..., resource_ids=..., duration=duration,
+    round_robin=...)``, with one id as ``resource_id`` and more as ``resource_ids``: the booking
+    check's query, asked once per booking, whose values come from stored records (ids) and
+    checked instants (the date and the length in whole minutes). What a validator would still
+    refuse, a duration outside its bounds, goes through the validating constructor, so it
+    raises the same error.
+    """
+    if duration is not None and not 1 <= duration <= _MAX_DURATION:
+        return AvailabilityQuery(
+            service_id=service_id,
+            start_date=day,
+            end_date=day,
+            location_id=location_id,
+            resource_id=resource_ids[0] if len(resource_ids) == 1 else None,
+            resource_ids=resource_ids if len(resource_ids) > 1 else (),
+            duration=duration,
+            round_robin=RoundRobin.NONE if resource_ids else None,
+        )
+    named = len(resource_ids)
+    query = _new_query(AvailabilityQuery)
+    # Frozen: the fields are set here, once, as attrs' own __init__ sets them.
+    _set(query, "service_id", service_id)
+    _set(query, "start_date", day)
+    _set(query, "end_date", day)
+    _set(query, "location_id", location_id)
+    _set(query, "resource_id", resource_ids[0] if named == 1 else None)
+    # As the converter does: a resource named twice is one resource.
+    _set(query, "resource_ids", tuple(dict.fromkeys(resource_ids)) if named > 1 else ())
+    _set(query, "resource_group_id", None)
+    _set(query, "start_time", None)
+    _set(query, "end_time", None)
+    _set(query, "duration", duration)
+    _set(query, "interval", None)
+    _set(query, "tz_offset", None)
+    _set(query, "timezone_name", None)
+    _set(query, "day_availability", None)
+    _set(query, "first_day_available", False)
+    _set(query, "round_robin", RoundRobin.NONE if named else None)
+    _set(query, "skip_time_past_unavailability", False)
+    return query

@@ -95,7 +95,9 @@ class _Offers(_OpenTime):
         cached = self._offers.get(key)
         if cached is not None:
             return cached
-        if self.first <= record.date <= self.last:
+        if self.at is None and self.first <= record.date <= self.last:
+            # A listing reads the sweep of every searched date again (``slots``); a booking
+            # check sweeps its one start once.
             starts, figures = self.swept(res)
         else:
             starts, figures = self._sweep(res, record.date, record.date)

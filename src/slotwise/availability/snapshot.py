@@ -305,31 +305,41 @@ def read_snapshot(
     if exclude_appointment_id is not None:
         appointments = [a for a in appointments if a.id != exclude_appointment_id]
     paddings: dict[str, int] = {}
-    for service_id in set(map(_SERVICE_ID, appointments)).difference((service.id,)):
-        other = services.get(service_id) or reader.get(Service, service_id)
-        paddings[service_id] = other.padding if other is not None else 0
-    if judged_between is not None:
-        appointments = _occupying(appointments, judged_between[0], service, paddings)
+    if appointments:  # (a booking's free slot often meets none)
+        for service_id in set(map(_SERVICE_ID, appointments)).difference((service.id,)):
+            other = services.get(service_id) or reader.get(Service, service_id)
+            paddings[service_id] = other.padding if other is not None else 0
+        if judged_between is not None:
+            appointments = _occupying(appointments, judged_between[0], service, paddings)
     busy = (
         fetch_busy_time(busy_provider, resources, start, end) if busy_provider is not None else {}
     )
-    snapshot = Snapshot(
-        company=company,
-        location=location,
-        settings=settings,
-        calendar=calendar,
-        service=service,
-        resources=tuple(resources),
-        blocks=tuple(blocks),
-        allocations=tuple(allocations),
-        appointments=tuple(appointments),
-        paddings=paddings,
-        busy=busy,
+    # Built as ``Snapshot(...)`` builds it, from the lists and dictionaries made here and held
+    # by nothing else (so the read-only views need no copies); the configuration is set once,
+    # here only.
+    snapshot = _new_snapshot(Snapshot)
+    _set(snapshot, "company", company)
+    _set(snapshot, "location", location)
+    _set(snapshot, "calendar", calendar)
+    _set(snapshot, "service", service)
+    _set(snapshot, "resources", tuple(resources))
+    _set(snapshot, "settings", settings)
+    _set(snapshot, "blocks", tuple(blocks))
+    _set(snapshot, "allocations", tuple(allocations))
+    _set(snapshot, "appointments", tuple(appointments))
+    _set(snapshot, "paddings", MappingProxyType(paddings))
+    _set(snapshot, "busy", MappingProxyType(dict(busy)) if busy else _NO_BUSY)
+    _set(
+        snapshot,
+        "configuration",
+        _held_configuration(reader, (location, calendar, service, *resources)),
     )
-    held = _held_configuration(reader, (location, calendar, service, *resources))
-    if held is not None:
-        object.__setattr__(snapshot, "configuration", held)  # frozen: set once, here only
     return snapshot
+
+
+_new_snapshot = object.__new__
+_set = object.__setattr__
+_NO_BUSY: Final[Mapping[str, BusyIntervals]] = MappingProxyType({})
 
 
 def with_busy(snapshot: Snapshot, busy: Mapping[str, BusyIntervals]) -> Snapshot:

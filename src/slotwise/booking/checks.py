@@ -6,16 +6,17 @@ and 34) and limits (decision 10).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
 from slotwise._time import zone
 from slotwise.availability.busy import BusyIntervals
 from slotwise.availability.calculator import bookable_at
-from slotwise.availability.query import AvailabilityQuery
+from slotwise.availability.query import one_date_query
 from slotwise.availability.snapshot import read_snapshot, with_busy
 from slotwise.errors import (
     CapacityExceeded,
@@ -50,6 +51,9 @@ from ._base import (
     AppointmentBase,
     _Details,
 )
+
+_ID: Final = operator.attrgetter("id")
+_MINUTE: Final = timedelta(minutes=1)
 
 
 def _check_group_size(service: Service, group_size: object) -> int:
@@ -123,24 +127,23 @@ class BookingChecks(AppointmentBase):
         bookings of the same resources and date), so the slot is judged as in the listing, by
         the same code, for one start.
         """
-        ids = tuple(resource.id for resource in resources)
+        ids = tuple(map(_ID, resources))
         tz = zone(location.timezone)
         local_start = start.astimezone(tz)
         length = end - start
-        if local_start.second or local_start.microsecond or length % timedelta(minutes=1):
+        if local_start.second or local_start.microsecond or length % _MINUTE:
             # The engine offers whole-minute slots only.
             raise SlotUnavailable(start=local_start, end=end.astimezone(tz), resource_ids=ids)
         day = local_start.date()
-        minutes = length // timedelta(minutes=1)
-        query = AvailabilityQuery(
+        minutes = length // _MINUTE
+        # Its values are checked already (ids of stored records, a date and a whole-minute
+        # length of checked instants): built without running the query's validators again.
+        query = one_date_query(
             service_id=service.id,
-            start_date=day,
-            end_date=day,
+            day=day,
             location_id=location.id,
-            resource_id=ids[0] if len(ids) == 1 else None,
-            resource_ids=ids if len(ids) > 1 else (),
+            resource_ids=ids,
             duration=None if minutes == service.duration else minutes,
-            round_robin=RoundRobin.NONE if ids else None,
         )
         judged = None
         if ids and not (service.daily_booking_limit_count or service.daily_booking_limit_minutes):
