@@ -45,6 +45,8 @@ from slotwise.model import (
     Trigger,
 )
 from slotwise.model._checks import id_list
+from slotwise.model._trusted import check_sent, is_record_instant
+from slotwise.model.events import trusted_audit_entry
 from slotwise.operations._context import Context
 from slotwise.operations.customers import (
     split_name,
@@ -174,6 +176,9 @@ class _Details:
 
     @classmethod
     def of(cls, *, email: str | None, name: str | None, **others: str | None) -> _Details:
+        """Return the details a call sent: its name split, its e-mail stripped."""
+        if email is None and name is None and all(value is None for value in others.values()):
+            return _NO_DETAILS
         first = last = None
         if name is not None:
             first, last = split_name(name)
@@ -182,6 +187,10 @@ class _Details:
                 raise InvalidFormat(field="email", expected="an e-mail address", value=email)
             email = email.strip()
         return cls(email=email, first_name=first, last_name=last, **others)
+
+
+_NO_DETAILS = _Details()
+"""The details of a call that sent none (most bookings of a known customer)."""
 
 
 def _kept(outcome: Outcome) -> AppointmentStatus:
@@ -377,16 +386,25 @@ class AppointmentBase:
                 after.value if after is not None else "deleted",
                 appointment.company_id,
             )
+        user = self._ctx.principal.user
+        # Known valid: the appointment's own ids, members, and (when it is an instant a record
+        # keeps as it is) the clock's; else the validating constructor converts or refuses it.
+        build: Callable[..., AuditEntry] = AuditEntry
+        if is_record_instant(now):
+            build = trusted_audit_entry
+            # The principal's user is the one value no check has seen (Principal takes any).
+            if user is not None:
+                check_sent(AuditEntry, "modified_by", user)
         insert_new(
             tx,
-            AuditEntry(
+            build(
                 id=self._ctx.ids.new_id(),
                 company_id=appointment.company_id,
                 location_id=appointment.location_id,
                 appointment_id=appointment.id,
                 operation=operation,
                 modified_on=now,
-                modified_by=self._ctx.principal.user,
+                modified_by=user,
                 status_before=before,
                 status_after=after,
             ),
