@@ -141,7 +141,7 @@ def _past(
 def _named(resource_id: str | None, resource_ids: Sequence[str] | str | None) -> tuple[str, ...]:
     """Return the resources a call names: ``resource_id`` first, then ``resource_ids``, once each."""
     named = [resource_id] if resource_id else []
-    if resource_ids is not None:
+    if resource_ids is not None and resource_ids != ():  # () names none: nothing to split
         # The spec sends resourceIds as one comma-separated string; an empty member is refused.
         named += id_list(resource_ids, field="resource_ids")
     for rid in named:
@@ -419,10 +419,17 @@ class AppointmentBase:
         *,
         customer: Customer | None = None,
         previous: Appointment | None = None,
+        resources: Sequence[Resource] | None = None,
     ) -> None:
+        """
+        Append *trigger*'s outbox event of *appointment* in *tx*; *customer* and *resources*,
+        when the caller has them (*resources*: the appointment's own, in its order), are not
+        read again.
+        """
         if customer is None and appointment.customer_id is not None:
             customer = tx.get(Customer, appointment.customer_id)
-        resources = [r for rid in appointment.resource_ids if (r := tx.get(Resource, rid))]
+        if resources is None:
+            resources = [r for rid in appointment.resource_ids if (r := tx.get(Resource, rid))]
         append_event(
             tx,
             ids=self._ctx.ids,
