@@ -11,7 +11,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Literal, TypeVar
 
 import attrs
@@ -111,7 +111,10 @@ def _instant(value: object, *, field: str) -> datetime:
 
 def _span(start: object, end: object) -> tuple[datetime, datetime]:
     """Return a new time's start and end in UTC; the end must come after the start."""
-    start_utc, end_utc = _instant(start, field="start"), _instant(end, field="end")
+    if start.__class__ is end.__class__ is datetime and start.tzinfo is end.tzinfo is UTC:
+        start_utc, end_utc = start, end  # UTC already (what the boundary hands over)
+    else:
+        start_utc, end_utc = _instant(start, field="start"), _instant(end, field="end")
     if end_utc <= start_utc:
         # Quoted as sent: the caller's own offsets, not UTC.
         raise InvalidTimeRange(field="end", start=start, end=end, names=("start", "end"))
@@ -177,8 +180,12 @@ class _Details:
     @classmethod
     def of(cls, *, email: str | None, name: str | None, **others: str | None) -> _Details:
         """Return the details a call sent: its name split, its e-mail stripped."""
-        if email is None and name is None and all(value is None for value in others.values()):
-            return _NO_DETAILS
+        if email is None and name is None:
+            for value in others.values():
+                if value is not None:
+                    break
+            else:
+                return _NO_DETAILS
         first = last = None
         if name is not None:
             first, last = split_name(name)
@@ -234,16 +241,17 @@ class AppointmentBase:
         service answers); a failure is recorded in ``meeting_error`` and the booking stands
         (spec: Events 3, ``slotwise.operations.meetings``).
         """
+        ctx = self._ctx
+        if isinstance(ctx.meeting_links, NoMeetingLinks):
+            # The default provider makes no link: nothing to read (a unit of work, three round
+            # trips on a SQL store) and nothing to store. Asked first: it is the usual case,
+            # and the link fields are kept out of the record's slots (each read is a call).
+            return appointment
         if (
             appointment.status is not AppointmentStatus.BOOKED
             or appointment.meeting_url is not None
             or appointment.meeting_error is not None
         ):
-            return appointment
-        ctx = self._ctx
-        if isinstance(ctx.meeting_links, NoMeetingLinks):
-            # The default provider makes no link: nothing to read (a unit of work, three round
-            # trips on a SQL store) and nothing to store.
             return appointment
         with ctx.store.read() as reader:
             company = reader.get(Company, appointment.company_id)

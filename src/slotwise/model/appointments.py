@@ -30,7 +30,7 @@ from ._enum import SpecEnum
 from ._rare import rare_fields
 from ._shared import shared
 from ._trusted import trusted_constructor
-from .customers import check_custom_fields
+from .customers import NO_CUSTOM_FIELDS, check_custom_fields
 
 __all__ = ["ACTIVE_STATUSES", "Appointment", "AppointmentStatus", "FieldValue"]
 
@@ -101,6 +101,8 @@ def _check_span(instance: Appointment, _attribute: Any, _value: Any) -> None:
 
 def stored_custom_fields(value: Mapping[str, str] | None) -> Mapping[str, str]:
     """Return the custom fields an appointment stores for *value* (checked, read-only)."""
+    if value is None:
+        return NO_CUSTOM_FIELDS  # what check_custom_fields({}) returns, without its checks
     return check_custom_fields(value or {})
 
 
