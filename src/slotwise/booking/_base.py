@@ -11,7 +11,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Literal, TypeVar
 
 import attrs
@@ -45,6 +45,8 @@ from slotwise.model import (
     Trigger,
 )
 from slotwise.model._checks import id_list
+from slotwise.model._trusted import check_sent, is_record_instant
+from slotwise.model.events import trusted_audit_entry
 from slotwise.operations._context import Context
 from slotwise.operations.customers import (
     split_name,
@@ -109,7 +111,10 @@ def _instant(value: object, *, field: str) -> datetime:
 
 def _span(start: object, end: object) -> tuple[datetime, datetime]:
     """Return a new time's start and end in UTC; the end must come after the start."""
-    start_utc, end_utc = _instant(start, field="start"), _instant(end, field="end")
+    if start.__class__ is end.__class__ is datetime and start.tzinfo is end.tzinfo is UTC:
+        start_utc, end_utc = start, end  # UTC already (what the boundary hands over)
+    else:
+        start_utc, end_utc = _instant(start, field="start"), _instant(end, field="end")
     if end_utc <= start_utc:
         # Quoted as sent: the caller's own offsets, not UTC.
         raise InvalidTimeRange(field="end", start=start, end=end, names=("start", "end"))
@@ -139,7 +144,7 @@ def _past(
 def _named(resource_id: str | None, resource_ids: Sequence[str] | str | None) -> tuple[str, ...]:
     """Return the resources a call names: ``resource_id`` first, then ``resource_ids``, once each."""
     named = [resource_id] if resource_id else []
-    if resource_ids is not None:
+    if resource_ids is not None and resource_ids != ():  # () names none: nothing to split
         # The spec sends resourceIds as one comma-separated string; an empty member is refused.
         named += id_list(resource_ids, field="resource_ids")
     for rid in named:
@@ -174,6 +179,13 @@ class _Details:
 
     @classmethod
     def of(cls, *, email: str | None, name: str | None, **others: str | None) -> _Details:
+        """Return the details a call sent: its name split, its e-mail stripped."""
+        if email is None and name is None:
+            for value in others.values():
+                if value is not None:
+                    break
+            else:
+                return _NO_DETAILS
         first = last = None
         if name is not None:
             first, last = split_name(name)
@@ -182,6 +194,10 @@ class _Details:
                 raise InvalidFormat(field="email", expected="an e-mail address", value=email)
             email = email.strip()
         return cls(email=email, first_name=first, last_name=last, **others)
+
+
+_NO_DETAILS = _Details()
+"""The details of a call that sent none (most bookings of a known customer)."""
 
 
 def _kept(outcome: Outcome) -> AppointmentStatus:
@@ -225,16 +241,17 @@ class AppointmentBase:
         service answers); a failure is recorded in ``meeting_error`` and the booking stands
         (spec: Events 3, ``slotwise.operations.meetings``).
         """
+        ctx = self._ctx
+        if isinstance(ctx.meeting_links, NoMeetingLinks):
+            # The default provider makes no link: nothing to read (a unit of work, three round
+            # trips on a SQL store) and nothing to store. Asked first: it is the usual case,
+            # and the link fields are kept out of the record's slots (each read is a call).
+            return appointment
         if (
             appointment.status is not AppointmentStatus.BOOKED
             or appointment.meeting_url is not None
             or appointment.meeting_error is not None
         ):
-            return appointment
-        ctx = self._ctx
-        if isinstance(ctx.meeting_links, NoMeetingLinks):
-            # The default provider makes no link: nothing to read (a unit of work, three round
-            # trips on a SQL store) and nothing to store.
             return appointment
         with ctx.store.read() as reader:
             company = reader.get(Company, appointment.company_id)
@@ -377,16 +394,25 @@ class AppointmentBase:
                 after.value if after is not None else "deleted",
                 appointment.company_id,
             )
+        user = self._ctx.principal.user
+        # Known valid: the appointment's own ids, members, and (when it is an instant a record
+        # keeps as it is) the clock's; else the validating constructor converts or refuses it.
+        build: Callable[..., AuditEntry] = AuditEntry
+        if is_record_instant(now):
+            build = trusted_audit_entry
+            # The principal's user is the one value no check has seen (Principal takes any).
+            if user is not None:
+                check_sent(AuditEntry, "modified_by", user)
         insert_new(
             tx,
-            AuditEntry(
+            build(
                 id=self._ctx.ids.new_id(),
                 company_id=appointment.company_id,
                 location_id=appointment.location_id,
                 appointment_id=appointment.id,
                 operation=operation,
                 modified_on=now,
-                modified_by=self._ctx.principal.user,
+                modified_by=user,
                 status_before=before,
                 status_after=after,
             ),
@@ -401,10 +427,17 @@ class AppointmentBase:
         *,
         customer: Customer | None = None,
         previous: Appointment | None = None,
+        resources: Sequence[Resource] | None = None,
     ) -> None:
+        """
+        Append *trigger*'s outbox event of *appointment* in *tx*; *customer* and *resources*,
+        when the caller has them (*resources*: the appointment's own, in its order), are not
+        read again.
+        """
         if customer is None and appointment.customer_id is not None:
             customer = tx.get(Customer, appointment.customer_id)
-        resources = [r for rid in appointment.resource_ids if (r := tx.get(Resource, rid))]
+        if resources is None:
+            resources = [r for rid in appointment.resource_ids if (r := tx.get(Resource, rid))]
         append_event(
             tx,
             ids=self._ctx.ids,

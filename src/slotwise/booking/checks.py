@@ -186,9 +186,12 @@ class BookingChecks(AppointmentBase):
 
     def _check_details(self, reader: Reader, customer: Customer | None, details: _Details) -> None:
         """Decision 19: BK/RS need a customer, or a name and (unless notifications are off) an e-mail."""
-        notifying = self._check_email(reader, details.email)
         if customer is not None:
+            # Only an e-mail sent is checked; whether the company notifies matters no further.
+            if details.email is not None:
+                self._check_email(reader, details.email)
             return
+        notifying = self._check_email(reader, details.email)
         if details.first_name is None:
             raise FieldRequired(field="name")
         if details.email is None and notifying:

@@ -6,7 +6,8 @@ reservation in one unit of work, safe to retry with an idempotency key.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import attrs
 
@@ -26,6 +27,9 @@ from slotwise.model import (
     Service,
     Trigger,
 )
+from slotwise.model._checks import INSTANT_YEARS
+from slotwise.model._trusted import check_sent
+from slotwise.model.appointments import stored_custom_fields, trusted_appointment
 from slotwise.operations._boundary import operations
 from slotwise.operations.customers import (
     customer_email_lock,
@@ -40,6 +44,7 @@ from ._base import (
     _CREATE_OPERATIONS,
     _IN,
     _KEY_MAX,
+    _NO_DETAILS,
     CompleteBooking,
     FieldValues,
     _Details,
@@ -177,25 +182,30 @@ class AppointmentCreation(BookingChecks):
             appointment_booking_fields, field="appointment_booking_fields"
         )
         customer_fields = _field_values(customer_booking_fields, field="customer_booking_fields")
-        fingerprint = _request_fingerprint(
-            idempotency_key,
-            lambda: {
-                "service_id": service_id,
-                "start": start.isoformat(),
-                "end": end.isoformat(),
-                "location_id": location_id,
-                "resource_ids": named,
-                "customer_id": customer_id,
-                "booked_by": booked_by,
-                "group_size": group_size,
-                "email": email,
-                "name": name,
-                "phone": phone,
-                "complete_booking": status.value,
-                "custom_fields": dict(custom_fields or {}),
-                "appointment_booking_fields": [[f.name, f.value] for f in booking_fields],
-                "customer_booking_fields": [[f.name, f.value] for f in customer_fields],
-            },
+        # Only a call with a key pays for the request's digest (and its closure).
+        fingerprint = (
+            None
+            if idempotency_key is None
+            else _request_fingerprint(
+                idempotency_key,
+                lambda: {
+                    "service_id": service_id,
+                    "start": start.isoformat(),
+                    "end": end.isoformat(),
+                    "location_id": location_id,
+                    "resource_ids": named,
+                    "customer_id": customer_id,
+                    "booked_by": booked_by,
+                    "group_size": group_size,
+                    "email": email,
+                    "name": name,
+                    "phone": phone,
+                    "complete_booking": status.value,
+                    "custom_fields": dict(custom_fields or {}),
+                    "appointment_booking_fields": [[f.name, f.value] for f in booking_fields],
+                    "customer_booking_fields": [[f.name, f.value] for f in customer_fields],
+                },
+            )
         )
         completing = status is not _IN
         locks = {_resource_lock(rid) for rid in named}
@@ -275,7 +285,9 @@ class AppointmentCreation(BookingChecks):
                     exclude_id=None,
                 )
             # Every check passed and the record validates: only now does anything get written.
-            appointment = Appointment(
+            appointment = _new_appointment(
+                details,
+                customer,
                 id=ctx.ids.new_id(),
                 company_id=ctx.company_id,
                 location_id=location.id,
@@ -288,7 +300,7 @@ class AppointmentCreation(BookingChecks):
                 end=end,
                 group_size=size,
                 created_at=now,
-                hold_expires_at=_hold_expiry(now, settings, completing=completing),
+                hold_expires_at=None if completing else _hold_expiry(now, settings),
                 last_modified_at=now,
                 last_modified_by=ctx.principal.user,
                 booked_by=booked_by,
@@ -297,16 +309,26 @@ class AppointmentCreation(BookingChecks):
                 customer_booking_fields=customer_fields,
                 idempotency_key=idempotency_key,
                 idempotency_fingerprint=fingerprint,
-                **_customer_fields(customer, details),
             )
             check_field_values(tx, appointment, completing=completing)
             if completing and customer is None and _linkable(details.email):
                 customer = self._add_customer(tx, details)
-                appointment = attrs.evolve(appointment, customer_id=customer.id)
+                # The appointment as built, valid and converted, with its new customer.
+                appointment = trusted_appointment(
+                    **{**attrs.asdict(appointment, recurse=False), "customer_id": customer.id}
+                )
             insert_new(tx, appointment)
             self._audit(tx, appointment, operation, None, status, now)
             if status is _BK:
-                self._event(tx, Trigger.BOOKING_CONFIRMATION, appointment, now, customer=customer)
+                self._event(
+                    tx,
+                    Trigger.BOOKING_CONFIRMATION,
+                    appointment,
+                    now,
+                    customer=customer,
+                    # The resources checked above, when they are the ones booked (else read).
+                    resources=resources if taken == named else None,
+                )
             if completing:
                 _queue_reminders(ctx, tx, appointment, location, now)
             return appointment
@@ -341,6 +363,64 @@ def _request_fingerprint(
     return _fingerprint(request())
 
 
-def _hold_expiry(now: datetime, settings: LocationSettings, *, completing: bool) -> datetime | None:
+def _hold_expiry(now: datetime, settings: LocationSettings) -> datetime:
     """Decision 19: a hold counts for the location's booking timer, added in UTC."""
-    return None if completing else now + timedelta(minutes=settings.booking_timer_mins)
+    return now + timedelta(minutes=settings.booking_timer_mins)
+
+
+# The customer's details an appointment keeps, in its constructor's (validators') order.
+_DETAIL_FIELDS = (
+    "email",
+    "first_name",
+    "last_name",
+    "phone",
+    "phone_type",
+    "phone_ext",
+    "customer_message",
+)
+
+
+def _new_appointment(details: _Details, customer: Customer | None, **values: Any) -> Appointment:
+    """
+    Build a new appointment from *values*, and the details sent or else the customer's own.
+
+    Everything but what the caller sent is known valid: the operation's checks made the times
+    (aware UTC, ordered), the group size and the status; ids come from stored records and the
+    id source; the customer's details from its stored record, whose validators are at least as
+    strict as the appointment's. Those are not checked again (``trusted_appointment``). What
+    the caller sent and nothing checked yet (custom fields, ``booked_by``, the details) goes
+    through the appointment's own converter and validators, in its constructor's order, so a
+    bad value is refused with the same error. Instants the clock handed over in another form
+    (another zone, a ``datetime`` subclass, years off decision 36's) take the validating
+    constructor, which converts or refuses them as it always did.
+    """
+    values.update(_customer_fields(customer, details))
+    now, start, end, hold = (
+        values["created_at"],
+        values["start"],
+        values["end"],
+        values["hold_expires_at"],
+    )
+    # is_record_instant for the four, inlined (a call each was a fifth of this function): the
+    # start is not before now (create refused it otherwise), the end is after the start and a
+    # hold after now, so only now's lowest year and the end's and hold's highest are left.
+    low, high = INSTANT_YEARS
+    if not (
+        now.__class__ is start.__class__ is end.__class__ is datetime
+        and now.tzinfo is start.tzinfo is end.tzinfo is UTC
+        and low <= now.year
+        and end.year <= high
+        and (hold is None or (hold.__class__ is datetime and hold.year <= high))
+    ):
+        return Appointment(**values)
+    # The constructor converts first (custom fields), then validates in field order.
+    values["custom_fields"] = stored_custom_fields(values["custom_fields"])
+    if values["booked_by"] is not None:
+        check_sent(Appointment, "booked_by", values["booked_by"])
+    if details is not _NO_DETAILS:
+        for name in _DETAIL_FIELDS:
+            value = values[name]
+            # Only a value sent is checked; one the customer record gave is valid already.
+            if value is not None and value is getattr(details, name):
+                check_sent(Appointment, name, value)
+    return trusted_appointment(**values)

@@ -29,7 +29,8 @@ from ._checks import (
 from ._enum import SpecEnum
 from ._rare import rare_fields
 from ._shared import shared
-from .customers import check_custom_fields
+from ._trusted import trusted_constructor
+from .customers import NO_CUSTOM_FIELDS, check_custom_fields
 
 __all__ = ["ACTIVE_STATUSES", "Appointment", "AppointmentStatus", "FieldValue"]
 
@@ -98,7 +99,10 @@ def _check_span(instance: Appointment, _attribute: Any, _value: Any) -> None:
         )
 
 
-def _custom_fields(value: Mapping[str, str] | None) -> Mapping[str, str]:
+def stored_custom_fields(value: Mapping[str, str] | None) -> Mapping[str, str]:
+    """Return the custom fields an appointment stores for *value* (checked, read-only)."""
+    if value is None:
+        return NO_CUSTOM_FIELDS  # what check_custom_fields({}) returns, without its checks
     return check_custom_fields(value or {})
 
 
@@ -178,7 +182,7 @@ class Appointment(_AppointmentBase):
     payment_refund_id: str | None = None
     payment_status: int = attrs.field(default=0, validator=check_int(low=0, high=100))
     custom_fields: Mapping[str, str] = attrs.field(
-        factory=dict, converter=_custom_fields, hash=False, repr=mapping_repr
+        factory=dict, converter=stored_custom_fields, hash=False, repr=mapping_repr
     )
     appointment_booking_fields: tuple[FieldValue, ...] = attrs.field(
         default=(), converter=_field_values
@@ -221,3 +225,15 @@ class Appointment(_AppointmentBase):
         if self.status is AppointmentStatus.INITIAL:
             return self.hold_expires_at is None or now < self.hold_expires_at
         return False
+
+
+trusted_appointment = trusted_constructor(
+    Appointment, keep={"resource_ids": shared, "start": shared, "end": shared}
+)
+"""
+Build an :class:`Appointment` from valid, converted values without checking them again (see
+``_trusted``): ``start``/``end`` aware UTC instants within decision 36's years, the end after
+the start, ``resource_ids`` a tuple of ids, ``status`` a member, ``custom_fields`` read-only as
+``check_custom_fields`` returns it. The instants and resources are still shared with equal
+ones, as the validating constructor shares them.
+"""

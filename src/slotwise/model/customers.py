@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 CUSTOM_FIELD_KEYS = tuple(f"field{number}" for number in range(1, 11))
-_NO_CUSTOM_FIELDS: Final = FrozenJSON()
+NO_CUSTOM_FIELDS: Final = FrozenJSON()
 """Shared by every record without custom fields (read-only, so one is enough)."""
 """The keys of an appointment's ``customFields``: field1 .. field10."""
 
@@ -63,7 +63,7 @@ def check_custom_fields(values: Mapping[str, str]) -> Mapping[str, str]:
                 value=value,
             )
     if not values:
-        return _NO_CUSTOM_FIELDS
+        return NO_CUSTOM_FIELDS
     if type(values) is FrozenJSON:
         return values  # read-only already (a record's own, evolved): kept, not copied
     # FrozenJSON, not MappingProxyType: read-only and still picklable and deep-copyable.

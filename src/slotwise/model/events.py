@@ -24,6 +24,7 @@ from ._checks import as_utc, check_aware, check_choice, check_int, check_text, t
 from ._enum import SpecEnum
 from ._frozen import PLAIN_TYPES as _PLAIN
 from ._frozen import FrozenJSON, freeze_json
+from ._trusted import trusted_constructor
 from .appointments import AppointmentStatus
 
 __all__ = [
@@ -455,3 +456,11 @@ class AuditEntry:
     status_after: AppointmentStatus | None = attrs.field(
         default=None, converter=_to_optional_status
     )
+
+
+trusted_audit_entry = trusted_constructor(AuditEntry)
+"""
+Build an :class:`AuditEntry` from valid values without checking them again (see ``_trusted``):
+members for ``operation`` and the statuses, an aware UTC ``modified_on`` within decision 36's
+years, a ``modified_by`` its validator accepted.
+"""
