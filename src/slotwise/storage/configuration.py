@@ -394,9 +394,12 @@ class CachedUnit(CachedReader):
     def __init__(self, tx: Transaction, configuration: Configuration) -> None:
         super().__init__(tx, configuration)
         self._tx = tx
-        # The store's own ``insert_new`` (or plain ``insert``), found once per unit: a booking
-        # inserts three records.
+        # The store's own ``insert_new`` (or plain ``insert``) and ``insert_numbered``, found
+        # once per unit: a booking inserts three records, one of them numbered.
         self._insert_new: Callable[[Record], None] = getattr(tx, "insert_new", None) or tx.insert
+        self._insert_numbered: Callable[[Callable[[int], OutboxEvent]], None] | None = getattr(
+            tx, "insert_numbered", None
+        )
 
     def _writable(self, kind: type[Any]) -> None:
         if kind in CONFIGURATION_KINDS:
@@ -414,7 +417,10 @@ class CachedUnit(CachedReader):
 
     def insert_numbered(self, numbered: Callable[[int], OutboxEvent], /) -> None:
         """The store's ``insert_numbered`` (see :func:`slotwise.storage.batched.insert_numbered`)."""
-        insert_numbered(self._tx, numbered)
+        if self._insert_numbered is None:
+            insert_numbered(self._tx, numbered)
+        else:
+            self._insert_numbered(numbered)
 
     def update(self, record: Record, /) -> None:
         self._writable(type(record))
