@@ -48,6 +48,13 @@ _NO_PADDING = timedelta(0)
 _ListKey = tuple[type[Any], str, str | None, object]
 _EMPTY: list[str] = []
 _NO_STARTS = LocationIndex()
+_Writes = tuple[
+    dict[str, Any],
+    dict[str, int],
+    bool,
+    Callable[[dict[Any, list[str]], dict[Any, list[str]], str, str, Any], None],
+    Callable[["MemoryTables", Any, int], None] | None,
+]
 
 
 def _query_keys(kind: type[Any], query: ListQuery) -> tuple[list[tuple[str | None, object]], bool]:
@@ -122,6 +129,18 @@ class MemoryTables:
         # rollback never rewinds, so a version is never reused for other contents.
         self._configuration_versions: dict[str, int] = {}
         self._configuration_counter = itertools.count(1)
+        # kind -> what inserting one of its records touches: its table and creation numbers,
+        # whether it is configuration, its plan's list_new and its own indexer (or None).
+        self._writes: dict[type[Any], _Writes] = {
+            kind: (
+                self._tables[kind],
+                self._created[kind],
+                plan.configuration,
+                plan.list_new,
+                _INDEXERS.get(kind),
+            )
+            for kind, plan in PLANS.items()
+        }
 
     # -- record access, used by readers and transactions (lock held) -----------------------
 
@@ -142,20 +161,19 @@ class MemoryTables:
         plan: it is the newest record, so it goes at the end of every list (no bisection).
         """
         kind = type(record)
-        plan = PLANS.get(kind)
-        if plan is None:
+        found = self._writes.get(kind)
+        if found is None:
             raise StoreError(f"{kind.__name__} is not a record kind slotwise stores")
-        table = self._tables[kind]
+        table, created, configuration, list_new, index = found
         record_id = record.id
         if record_id in table:
             raise DuplicateRecord(kind=kind.__name__, field="id", value=record_id)
         company_id = record.company_id
-        if plan.configuration:
+        if configuration:
             self._configuration_versions[company_id] = next(self._configuration_counter)
-        sequence = self._created[kind][record_id] = next(self._creation)
+        sequence = created[record_id] = next(self._creation)
         table[record_id] = record
-        plan.list_new(self._lists, self._children, company_id, record_id, record)
-        index = _INDEXERS.get(kind)
+        list_new(self._lists, self._children, company_id, record_id, record)
         if index is not None:
             index(self, record, sequence)
 

@@ -43,7 +43,8 @@ class MemoryReader:
         self._store = store
 
     def get(self, kind: type[R], record_id: str, /) -> R | None:
-        return cast("R | None", self._store._table(kind).get(record_id))
+        # Not typing.cast: a Python call, and every unit of work reads records by id.
+        return self._store._table(kind).get(record_id)
 
     def find(
         self, kind: type[R], /, *, company_id: str | None, location_id: str | None = None
