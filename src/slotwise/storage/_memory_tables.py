@@ -270,11 +270,9 @@ class MemoryTables:
         self._by_location[record.location_id].add_taking(start, record_id, span, resource_ids)
         if record.idempotency_key is not None:
             self._idempotency[(record.company_id, record.idempotency_key)] = record_id
-        if _is_hold(record):
-            assert record.hold_expires_at is not None
-            self._holds.add(
-                record.company_id, record.location_id, (record.hold_expires_at, record_id)
-            )
+        expires = record.hold_expires_at
+        if expires is not None and record.status is AppointmentStatus.INITIAL:  # _is_hold()
+            self._holds.add(record.company_id, record.location_id, (expires, record_id))
 
     def _index_service(self, record: Service, sequence: int) -> None:
         padding = timedelta(minutes=record.padding)

@@ -249,13 +249,13 @@ class MemoryReader:
 class MemoryTransaction(MemoryReader):
     def __init__(self, store: MemoryTables) -> None:
         self._store = store  # MemoryReader's one attribute (no super() call: one per unit)
+        self._forget = store._forget  # bound once per unit, not once per insert
         # What undoes each write, newest last: (function, argument), called as function(argument).
         self._undo: list[tuple[Callable[[Any], None], Any]] = []
 
     def insert(self, record: Record, /) -> None:
-        store = self._store
-        store._add(record)
-        self._undo.append((store._forget, record))
+        self._store._add(record)
+        self._undo.append((self._forget, record))
 
     insert_new = insert
     """``MemoryStore`` writes at once: ``insert_new`` is ``insert`` (the duplicate raised at once)."""
@@ -265,7 +265,7 @@ class MemoryTransaction(MemoryReader):
         store = self._store
         event = numbered(next(store._event_sequence))
         store._add(event)
-        self._undo.append((store._forget, event))
+        self._undo.append((self._forget, event))
 
     def update(self, record: Record, /) -> None:
         store = self._store
