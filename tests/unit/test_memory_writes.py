@@ -13,11 +13,15 @@ import pytest
 
 from slotwise.errors import DuplicateRecord, SlotwiseError, StoreError
 from slotwise.model import (
+    Allocation,
     Appointment,
     AppointmentStatus,
+    AuditEntry,
+    Block,
     Customer,
     FrozenJSON,
     OutboxEvent,
+    QueuedReminder,
     Record,
     Trigger,
     freeze_json,
@@ -57,14 +61,28 @@ def _reference_keys(record: Any) -> set[tuple[str | None, object]]:
     return keys
 
 
+def _reference_parent(record: Any) -> tuple[type[Any], Any] | None:
+    """The child index of *record*: an appointment's customer (if any), a window's target, an
+    entry's or reminder's appointment (even when built without one)."""
+    if isinstance(record, Appointment):
+        return None if record.customer_id is None else (Appointment, record.customer_id)
+    if isinstance(record, Block | Allocation):
+        return (type(record), record.target_id)
+    if isinstance(record, QueuedReminder | AuditEntry):
+        return (type(record), record.appointment_id)
+    return None
+
+
 def _records() -> list[Record]:
     """One record of every kind, and the variants whose indexes differ (None, repeats, states)."""
     records = sample_records(company_id="c", location_id="l", prefix="p")
     appointment = next(record for record in records if isinstance(record, Appointment))
     customer = next(record for record in records if isinstance(record, Customer))
     event = next(record for record in records if isinstance(record, OutboxEvent))
+    block = next(record for record in records if isinstance(record, Block))
     return [
         *records,
+        attrs.evolve(block, id="b2", target_id=None),  # no validator refuses it
         attrs.evolve(appointment, id="a2", customer_id=None, email=None),
         attrs.evolve(
             appointment,
@@ -129,7 +147,8 @@ class TestPlans:
         for record in records:
             for name, value in list_keys(record):
                 expected.setdefault((type(record), "c", name, value), []).append(record.id)
-            parent = parent_of(record)
+            parent = _reference_parent(record)
+            assert parent == parent_of(record)
             if parent is not None:
                 children.setdefault(parent, []).append(record.id)
         assert expected == dict(tables._lists)

@@ -57,7 +57,9 @@ _PARENTS: dict[type[Any], str] = {
     QueuedReminder: "appointment_id",
     AuditEntry: "appointment_id",
 }
-"""The field naming a record's parent in the child indexes (``None`` there: no parent)."""
+"""The field naming a record's parent in the child indexes."""
+_OPTIONAL_PARENTS: frozenset[type[Any]] = frozenset({Appointment})
+"""The kinds whose parent field may be ``None`` (no parent: in no child index)."""
 
 ListKeys = list[tuple[str | None, object]]
 """The (field, value) list indexes of one record; (``None``, ``None``) is its company's list."""
@@ -151,9 +153,11 @@ def _list_new(
         lines.append(f"    if (text := record.{name}) is not None:")
         lines.append(f"        lists[(kind, company_id, {name!r}, _fold(text))]{append}")
     parent = _PARENTS.get(kind)
-    if parent is not None:
+    if kind in _OPTIONAL_PARENTS:
         lines.append(f"    if (parent_id := record.{parent}) is not None:")
         lines.append(f"        children[(kind, parent_id)]{append}")
+    elif parent is not None:
+        lines.append(f"    children[(kind, record.{parent})]{append}")
     source = "def list_new(lists, children, company_id, record_id, record):\n"
     namespace: dict[str, Any] = {
         "kind": kind,
@@ -209,4 +213,8 @@ def parent_of(record: Any) -> tuple[type[Any], str] | None:
     if parent is None:
         return None
     parent_id = parent(record)
-    return None if parent_id is None else (type(record), parent_id)
+    if parent_id is None and type(record) in _OPTIONAL_PARENTS:
+        return None
+    # None here only for a record built without its parent's id (no validator refuses one):
+    # it keeps the (kind, None) child index it has always had.
+    return (type(record), parent_id)  # type: ignore[return-value]
