@@ -5,6 +5,7 @@ that make a company's configuration.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping
 from datetime import date
 from typing import Any, Final, TypeVar
@@ -44,6 +45,8 @@ CONFIGURATION_KINDS: Final[frozenset[type[Any]]] = frozenset(
 """The record kinds whose writes bump their company's configuration version (decision 49)."""
 
 _W = TypeVar("_W", Block, Allocation)
+_rank: Final = operator.itemgetter(0)
+"""The rank of a (rank, record) pair: the order the store read the records in (a C-level key)."""
 
 
 @attrs.frozen(kw_only=True)
@@ -111,5 +114,7 @@ class Configuration:
             for rank, record in self.windows.get((kind, target_id), ()):
                 if record.start_date <= last and record.end_date >= first:
                     found.append((rank, record))
-        found.sort(key=lambda item: item[0])
+        if not found:
+            return []  # the usual case for a booking: no list to sort or unpack
+        found.sort(key=_rank)
         return [record for _, record in found]

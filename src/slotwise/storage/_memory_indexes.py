@@ -104,7 +104,7 @@ class LocationIndex(StartIndex):
     ) -> None:
         self.add(start, record_id, span)
         takers = self.takers
-        for resource_id in _taken(resource_ids):
+        for resource_id in set(resource_ids) or (None,):  # _taken(), inline: every booking adds
             takers[resource_id] = takers.get(resource_id, 0) + 1
 
     def discard_taking(

@@ -5,22 +5,19 @@ The tables and indexes behind ``MemoryStore``, and their upkeep as records chang
 from __future__ import annotations
 
 import bisect
-import enum
 import itertools
-from collections.abc import Collection
+from collections import defaultdict
+from collections.abc import Callable, Collection
 from datetime import datetime, timedelta
 from typing import Any
 
-import attrs
-
-from slotwise.errors import OutOfRange, StoreError
+from slotwise.errors import DuplicateRecord, OutOfRange, StoreError
 from slotwise.model import (
     RECORD_KINDS,
     Allocation,
     ApiToken,
     Appointment,
     AppointmentStatus,
-    AuditEntry,
     Block,
     Customer,
     OutboxEvent,
@@ -29,10 +26,18 @@ from slotwise.model import (
     Service,
 )
 from slotwise.storage.configuration import CONFIGURATION_KINDS
-from slotwise.storage.listing import ListQuery, fold
+from slotwise.storage.listing import ListQuery
 from slotwise.storage.protocol import R
 
 from ._memory_indexes import CreationList, FeedIndex, LocationIndex, StartIndex
+from ._memory_plans import (
+    INDEXED_CONTAINS,
+    INDEXED_EQUAL,
+    INDEXED_FOLDED,
+    PLANS,
+    list_keys,
+    parent_of,
+)
 
 __all__ = ["MemoryTables"]
 
@@ -43,60 +48,13 @@ _NO_PADDING = timedelta(0)
 _ListKey = tuple[type[Any], str, str | None, object]
 _EMPTY: list[str] = []
 _NO_STARTS = LocationIndex()
-
-
-_INDEXED_EQUAL: dict[type[Any], tuple[str, ...]] = {
-    Appointment: ("service_id", "customer_id", "status"),
-    OutboxEvent: ("delivery_status",),
-    Block: ("target_id",),
-    Allocation: ("target_id",),
-}
-"""The fields each kind's ``equal`` filters are answered from an index for (besides location)."""
-_INDEXED_CONTAINS: dict[type[Any], tuple[str, ...]] = {Appointment: ("resource_ids",)}
-_INDEXED_FOLDED: dict[type[Any], tuple[str, ...]] = {Appointment: ("email",), Customer: ("email",)}
-
-
-_LOCATED: frozenset[type[Any]] = frozenset(
-    kind for kind in RECORD_KINDS if "location_id" in attrs.fields_dict(kind)
-)
-"""The record kinds that have a ``location_id`` (indexed by it)."""
-
-
-def _value(record: Any, name: str) -> object:
-    found = getattr(record, name)
-    # ``_value_``: the enum's own attribute (``value`` is a Python-level property).
-    return found._value_ if isinstance(found, enum.Enum) else found
-
-
-_PLANS: dict[type[Any], tuple[bool, tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
-    kind: (
-        kind in _LOCATED,
-        _INDEXED_EQUAL.get(kind, ()),
-        _INDEXED_CONTAINS.get(kind, ()),
-        _INDEXED_FOLDED.get(kind, ()),
-    )
-    for kind in RECORD_KINDS
-}
-"""Each kind's list indexes (located, equal, contains, folded), looked up once per record."""
-
-
-def _list_keys(record: Any) -> list[tuple[str | None, object]]:
-    """Return the (field, value) list indexes *record* belongs to, once each (``ListQuery``)."""
-    located, equal, contains, folded = _PLANS[type(record)]
-    keys: list[tuple[str | None, object]] = [(None, None)]
-    if located:
-        keys.append(("location_id", record.location_id))
-    for name in equal:
-        keys.append((name, _value(record, name)))
-    for name in contains:
-        members = getattr(record, name)
-        # Only a record naming a member twice repeats a key (every other key has its own name).
-        keys.extend((name, member) for member in dict.fromkeys(members))
-    for name in folded:
-        text = getattr(record, name)
-        if text is not None:
-            keys.append((name, fold(text)))
-    return keys
+_Writes = tuple[
+    dict[str, Any],
+    dict[str, int],
+    bool,
+    Callable[[dict[Any, list[str]], dict[Any, list[str]], str, str, Any], None],
+    Callable[["MemoryTables", Any, int], None] | None,
+]
 
 
 def _query_keys(kind: type[Any], query: ListQuery) -> tuple[list[tuple[str | None, object]], bool]:
@@ -109,9 +67,9 @@ def _query_keys(kind: type[Any], query: ListQuery) -> tuple[list[tuple[str | Non
     if query.location_id is not None:
         keys.append(("location_id", query.location_id))
     for filters, indexed in (
-        (query.equal, _INDEXED_EQUAL.get(kind, ())),
-        (query.contains, _INDEXED_CONTAINS.get(kind, ())),
-        (query.folded, _INDEXED_FOLDED.get(kind, ())),
+        (query.equal, INDEXED_EQUAL.get(kind, ())),
+        (query.contains, INDEXED_CONTAINS.get(kind, ())),
+        (query.folded, INDEXED_FOLDED.get(kind, ())),
     ):
         for name, value in filters.items():
             if name in indexed:
@@ -146,15 +104,15 @@ class MemoryTables:
         self._created: dict[type[Any], dict[str, int]] = {kind: {} for kind in RECORD_KINDS}
         self._creation = itertools.count()
         # resource id / location id -> its appointments by (start, id)
-        self._by_resource: dict[str, StartIndex] = {}
-        self._by_location: dict[str, LocationIndex] = {}
+        self._by_resource: defaultdict[str, StartIndex] = defaultdict(StartIndex)
+        self._by_location: defaultdict[str, LocationIndex] = defaultdict(LocationIndex)
         # company id -> the largest padding any of its services has had: an appointment occupies
         # [start, end + its service's padding), so an occupancy read starts this much earlier.
         # It only grows (a padding lowered later leaves a looser bound, never a wrong one).
         self._padding_bound: dict[str, timedelta] = {}
         # (kind, parent id) -> record ids in creation order: blocks and allocations by target,
         # appointments by customer, reminders and audit entries by appointment.
-        self._children: dict[tuple[type[Any], str], list[str]] = {}
+        self._children: defaultdict[tuple[type[Any], str], list[str]] = defaultdict(list)
         self._idempotency: dict[tuple[str, str], str] = {}
         # (company id, folded e-mail) -> {customer id: creation sequence number}
         self._emails: dict[tuple[str, str], dict[str, int]] = {}
@@ -165,11 +123,24 @@ class MemoryTables:
         self._due: list[tuple[datetime, int, str]] = []
         self._unsent: FeedIndex[tuple[datetime, str]] = FeedIndex()
         self._event_sequence = itertools.count(1)
-        self._lists: dict[_ListKey, list[str]] = {}
+        # Default dictionaries: a write appends to an index, which is created on its first use.
+        self._lists: defaultdict[_ListKey, list[str]] = defaultdict(list)
         # company id -> its configuration version (decision 49): drawn from one counter that a
         # rollback never rewinds, so a version is never reused for other contents.
         self._configuration_versions: dict[str, int] = {}
         self._configuration_counter = itertools.count(1)
+        # kind -> what inserting one of its records touches: its table and creation numbers,
+        # whether it is configuration, its plan's list_new and its own indexer (or None).
+        self._writes: dict[type[Any], _Writes] = {
+            kind: (
+                self._tables[kind],
+                self._created[kind],
+                plan.configuration,
+                plan.list_new,
+                _INDEXERS.get(kind),
+            )
+            for kind, plan in PLANS.items()
+        }
 
     # -- record access, used by readers and transactions (lock held) -----------------------
 
@@ -184,45 +155,55 @@ class MemoryTables:
             versions = self._configuration_versions
             versions[record.company_id] = next(self._configuration_counter)
 
+    def _add(self, record: Record) -> None:
+        """
+        Store a new record (``DuplicateRecord`` when its id is taken) and index it by its kind's
+        plan: it is the newest record, so it goes at the end of every list (no bisection).
+        """
+        kind = type(record)
+        found = self._writes.get(kind)
+        if found is None:
+            raise StoreError(f"{kind.__name__} is not a record kind slotwise stores")
+        table, created, configuration, list_new, index = found
+        record_id = record.id
+        if record_id in table:
+            raise DuplicateRecord(kind=kind.__name__, field="id", value=record_id)
+        company_id = record.company_id
+        if configuration:
+            self._configuration_versions[company_id] = next(self._configuration_counter)
+        sequence = created[record_id] = next(self._creation)
+        table[record_id] = record
+        list_new(self._lists, self._children, company_id, record_id, record)
+        if index is not None:
+            index(self, record, sequence)
+
     def _put(self, record: Record) -> None:
+        """Replace a stored record by *record* (same kind and id), moving it between indexes."""
         kind = type(record)
         self._configuration_changed(record)
-        table = self._table(kind)
-        old = table.get(record.id)
-        if old is not None:
-            self._unindex(old)
-            sequence = self._created[kind][record.id]
-            # An update moves the record only between the list indexes whose value changed
-            # (all of them when its company changed: every index is per company).
-            old_keys, new_keys = set(_list_keys(old)), set(_list_keys(record))
-            if old.company_id == record.company_id:
-                old_keys, new_keys = old_keys - new_keys, new_keys - old_keys
-            self._relist(old, leave=old_keys)
-            self._relist(record, join=new_keys)
-        else:
-            sequence = self._created[kind][record.id] = next(self._creation)
-            self._list_new(record)
-        table[record.id] = record
+        old = self._table(kind)[record.id]
+        self._unindex(old)
+        sequence = self._created[kind][record.id]
+        # An update moves the record only between the list indexes whose value changed
+        # (all of them when its company changed: every index is per company).
+        old_keys, new_keys = set(list_keys(old)), set(list_keys(record))
+        if old.company_id == record.company_id:
+            old_keys, new_keys = old_keys - new_keys, new_keys - old_keys
+        self._relist(old, leave=old_keys)
+        self._relist(record, join=new_keys)
+        self._tables[kind][record.id] = record
         self._index(record, sequence)
 
     def _remove(self, kind: type[Any], record_id: str) -> tuple[Any, int]:
         record = self._table(kind).pop(record_id)
         self._configuration_changed(record)
         self._unindex(record)
-        self._relist(record, leave=_list_keys(record))
+        self._relist(record, leave=list_keys(record))
         return record, self._created[kind].pop(record_id)
 
-    def _list_new(self, record: Record) -> None:
-        """Append a new record to its lists: the newest of each (no bisection)."""
-        kind, company_id, record_id = type(record), record.company_id, record.id
-        lists = self._lists
-        for name, value in _list_keys(record):
-            key = (kind, company_id, name, value)
-            entries = lists.get(key)
-            if entries is None:
-                lists[key] = [record_id]
-            else:
-                entries.append(record_id)
+    def _forget(self, record: Record) -> None:
+        """Undo :meth:`_add` of *record*."""
+        self._remove(type(record), record.id)
 
     def _relist(
         self,
@@ -254,7 +235,9 @@ class MemoryTables:
     ) -> list[str]:
         return self._lists.get((kind, company_id, name, value), _EMPTY)
 
-    def _restore(self, record: Record, sequence: int) -> None:
+    def _restore(self, removed: tuple[Record, int]) -> None:
+        """Undo :meth:`_remove`, given what it returned: the record back in its creation place."""
+        record, sequence = removed
         kind = type(record)
         table = self._table(kind)
         created = self._created[kind]
@@ -266,56 +249,57 @@ class MemoryTables:
             items = sorted(table.items(), key=lambda item: created[item[0]])
             table.clear()
             table.update(items)
-        self._relist(record, join=_list_keys(record))
+        self._relist(record, join=list_keys(record))
         self._index(record, sequence)
 
     def _index(self, record: Record, sequence: int) -> None:
-        if isinstance(record, Appointment):
-            start, record_id, span = record.start, record.id, record.end - record.start
-            for resource_id in set(record.resource_ids):
-                starts = self._by_resource.get(resource_id)
-                if starts is None:
-                    starts = self._by_resource[resource_id] = StartIndex()
-                starts.add(start, record_id, span)
-            at_location = self._by_location.get(record.location_id)
-            if at_location is None:
-                at_location = self._by_location[record.location_id] = LocationIndex()
-            at_location.add_taking(start, record_id, span, record.resource_ids)
-            if record.idempotency_key is not None:
-                self._idempotency[(record.company_id, record.idempotency_key)] = record.id
-            if _is_hold(record):
-                assert record.hold_expires_at is not None
-                self._holds.add(
-                    record.company_id, record.location_id, (record.hold_expires_at, record.id)
-                )
-        elif isinstance(record, Service):
-            padding = timedelta(minutes=record.padding)
-            bound = self._padding_bound.get(record.company_id)
-            if bound is None or bound < padding:
-                self._padding_bound[record.company_id] = padding
-        elif isinstance(record, Customer):
-            if record.email is not None:
-                key = (record.company_id, record.email.strip().casefold())
-                self._emails.setdefault(key, {})[record.id] = sequence
-        elif isinstance(record, ApiToken):
-            self._tokens[record.token_hash] = record.id
-        elif isinstance(record, OutboxEvent):
-            if record.delivered_at is None:
-                self._undelivered.add(
-                    record.company_id, record.location_id, (record.sequence, record.id)
-                )
-            due = record.due_at
-            if due is not None:
-                bisect.insort(self._due, (due, record.sequence, record.id))
-        elif isinstance(record, QueuedReminder) and record.sent_at is None:
-            self._unsent.add(record.company_id, record.location_id, (record.due_at, record.id))
-        parent = _parent(record)
+        """Index *record* (back) in place: its kind's indexes, and its parent's children."""
+        index = _INDEXERS.get(type(record))
+        if index is not None:
+            index(self, record, sequence)
+        parent = parent_of(record)
         if parent is not None:
-            children = self._children.get(parent)
-            if children is None:
-                self._children[parent] = [record.id]
-            else:
-                CreationList.join(children, record.id, self._created[type(record)])
+            CreationList.join(self._children[parent], record.id, self._created[type(record)])
+
+    def _index_appointment(self, record: Appointment, sequence: int) -> None:
+        start, record_id, span = record.start, record.id, record.end - record.start
+        resource_ids = record.resource_ids
+        by_resource = self._by_resource
+        for resource_id in set(resource_ids):
+            by_resource[resource_id].add(start, record_id, span)
+        self._by_location[record.location_id].add_taking(start, record_id, span, resource_ids)
+        if record.idempotency_key is not None:
+            self._idempotency[(record.company_id, record.idempotency_key)] = record_id
+        expires = record.hold_expires_at
+        if expires is not None and record.status is AppointmentStatus.INITIAL:  # _is_hold()
+            self._holds.add(record.company_id, record.location_id, (expires, record_id))
+
+    def _index_service(self, record: Service, sequence: int) -> None:
+        padding = timedelta(minutes=record.padding)
+        bound = self._padding_bound.get(record.company_id)
+        if bound is None or bound < padding:
+            self._padding_bound[record.company_id] = padding
+
+    def _index_customer(self, record: Customer, sequence: int) -> None:
+        if record.email is not None:
+            key = (record.company_id, record.email.strip().casefold())
+            self._emails.setdefault(key, {})[record.id] = sequence
+
+    def _index_token(self, record: ApiToken, sequence: int) -> None:
+        self._tokens[record.token_hash] = record.id
+
+    def _index_event(self, record: OutboxEvent, sequence: int) -> None:
+        if record.delivered_at is None:
+            self._undelivered.add(
+                record.company_id, record.location_id, (record.sequence, record.id)
+            )
+        due = record.due_at
+        if due is not None:
+            bisect.insort(self._due, (due, record.sequence, record.id))
+
+    def _index_reminder(self, record: QueuedReminder, sequence: int) -> None:
+        if record.sent_at is None:
+            self._unsent.add(record.company_id, record.location_id, (record.due_at, record.id))
 
     def _unindex(self, record: Record) -> None:
         if isinstance(record, Appointment):
@@ -352,7 +336,7 @@ class MemoryTables:
                     del self._due[index]
         elif isinstance(record, QueuedReminder):
             self._unsent.discard(record.company_id, record.location_id, (record.due_at, record.id))
-        parent = _parent(record)
+        parent = parent_of(record)
         if parent is not None:
             children = self._children[parent]
             CreationList.leave(children, record.id, self._created[type(record)])
@@ -374,12 +358,12 @@ def _is_hold(record: Appointment) -> bool:
     return record.status is AppointmentStatus.INITIAL and record.hold_expires_at is not None
 
 
-def _parent(record: Record) -> tuple[type[Any], str] | None:
-    """Return the (kind, parent id) index a record belongs to, if any."""
-    if isinstance(record, Block | Allocation):
-        return (type(record), record.target_id)
-    if isinstance(record, Appointment):
-        return (Appointment, record.customer_id) if record.customer_id is not None else None
-    if isinstance(record, QueuedReminder | AuditEntry):
-        return (type(record), record.appointment_id)
-    return None
+_INDEXERS: dict[type[Any], Callable[[MemoryTables, Any, int], None]] = {
+    Appointment: MemoryTables._index_appointment,
+    Service: MemoryTables._index_service,
+    Customer: MemoryTables._index_customer,
+    ApiToken: MemoryTables._index_token,
+    OutboxEvent: MemoryTables._index_event,
+    QueuedReminder: MemoryTables._index_reminder,
+}
+"""The kinds with indexes of their own (besides lists and children), and how a record joins them."""

@@ -11,7 +11,7 @@ from typing import Any, Final, cast
 
 import attrs
 
-from slotwise.errors import DuplicateRecord, NotFound
+from slotwise.errors import NotFound
 from slotwise.model import (
     Allocation,
     ApiToken,
@@ -43,7 +43,8 @@ class MemoryReader:
         self._store = store
 
     def get(self, kind: type[R], record_id: str, /) -> R | None:
-        return cast("R | None", self._store._table(kind).get(record_id))
+        # Not typing.cast: a Python call, and every unit of work reads records by id.
+        return self._store._table(kind).get(record_id)
 
     def find(
         self, kind: type[R], /, *, company_id: str | None, location_id: str | None = None
@@ -247,15 +248,24 @@ class MemoryReader:
 
 class MemoryTransaction(MemoryReader):
     def __init__(self, store: MemoryTables) -> None:
-        super().__init__(store)
-        self._undo: list[Callable[[], None]] = []
+        self._store = store  # MemoryReader's one attribute (no super() call: one per unit)
+        self._forget = store._forget  # bound once per unit, not once per insert
+        # What undoes each write, newest last: (function, argument), called as function(argument).
+        self._undo: list[tuple[Callable[[Any], None], Any]] = []
 
     def insert(self, record: Record, /) -> None:
+        self._store._add(record)
+        self._undo.append((self._forget, record))
+
+    insert_new = insert
+    """``MemoryStore`` writes at once: ``insert_new`` is ``insert`` (the duplicate raised at once)."""
+
+    def insert_numbered(self, numbered: Callable[[int], OutboxEvent], /) -> None:
+        """Insert ``numbered(n)``, *n* the next outbox sequence number (see ``batched``)."""
         store = self._store
-        if record.id in store._table(type(record)):
-            raise DuplicateRecord(kind=type(record).__name__, field="id", value=record.id)
-        store._put(record)
-        self._undo.append(lambda: _forget(store, record))
+        event = numbered(next(store._event_sequence))
+        store._add(event)
+        self._undo.append((self._forget, event))
 
     def update(self, record: Record, /) -> None:
         store = self._store
@@ -263,14 +273,13 @@ class MemoryTransaction(MemoryReader):
         if old is None:
             raise NotFound(kind=type(record).__name__, record_id=record.id)
         store._put(record)
-        self._undo.append(lambda: store._put(old))
+        self._undo.append((store._put, old))
 
     def delete(self, kind: type[Record], record_id: str, /) -> None:
         store = self._store
         if record_id not in store._table(kind):
             raise NotFound(kind=kind.__name__, record_id=record_id)
-        record, sequence = store._remove(kind, record_id)
-        self._undo.append(lambda: store._restore(record, sequence))
+        self._undo.append((store._restore, store._remove(kind, record_id)))
 
     def next_sequence(self) -> int:
         return next(self._store._event_sequence)
@@ -298,12 +307,11 @@ class MemoryTransaction(MemoryReader):
         return claimed
 
     def rollback(self) -> None:
-        while self._undo:
-            self._undo.pop()()
-
-
-def _forget(store: MemoryTables, record: Record) -> None:
-    store._remove(type(record), record.id)
+        """Undo the unit's writes, newest first: the store is as it was before the unit."""
+        undo = self._undo
+        while undo:
+            function, argument = undo.pop()
+            function(argument)
 
 
 _start_and_id: Final = operator.attrgetter("start", "id")

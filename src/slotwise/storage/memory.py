@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Collection, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from types import TracebackType
 
 from slotwise.errors import StoreError
 
@@ -49,19 +50,46 @@ class MemoryStore(MemoryTables):
         with self._lock:
             yield MemoryReader(self)
 
-    @contextmanager
-    def transaction(self, *, locks: Collection[str] = ()) -> Iterator[MemoryTransaction]:
+    def transaction(
+        self, *, locks: Collection[str] = ()
+    ) -> AbstractContextManager[MemoryTransaction]:
         """Hold the store's lock for one unit of work; undo its writes if it raises."""
         del locks  # the store-wide lock already serialises every unit of work
-        with self._lock:
-            if getattr(self._local, "active", False):
-                raise StoreError("MemoryStore does not support nested transactions")
-            self._local.active = True
-            tx = MemoryTransaction(self)
-            try:
-                yield tx
-            except BaseException:
-                tx.rollback()
-                raise
-            finally:
-                self._local.active = False
+        return _MemoryUnit(self)
+
+
+class _MemoryUnit:
+    """
+    One ``MemoryStore.transaction()``: the store's lock held from ``__enter__`` to ``__exit__``,
+    the unit's writes undone when it raises (a class: every booking opens one, and a
+    generator-based context manager costs several more Python calls).
+    """
+
+    __slots__ = ("_store", "_tx")
+
+    def __init__(self, store: MemoryStore) -> None:
+        self._store = store
+
+    def __enter__(self) -> MemoryTransaction:
+        store = self._store
+        store._lock.acquire()
+        if getattr(store._local, "active", False):
+            store._lock.release()
+            raise StoreError("MemoryStore does not support nested transactions")
+        store._local.active = True
+        tx = self._tx = MemoryTransaction(store)
+        return tx
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        store = self._store
+        try:
+            if kind is not None:
+                self._tx.rollback()
+        finally:
+            store._local.active = False
+            store._lock.release()

@@ -9,8 +9,9 @@ without importing the appointment state machine.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from slotwise.clock import IdGenerator
@@ -24,6 +25,7 @@ from slotwise.model import (
     Trigger,
     to_json_data,
 )
+from slotwise.model._checks import INSTANT_YEARS
 from slotwise.model.events import DeferredPayload
 from slotwise.storage.batched import insert_numbered
 from slotwise.storage.protocol import Transaction
@@ -182,18 +184,72 @@ def append_event(
     Call it after every check of the unit of work passed, so a refused operation takes no
     sequence number.
     """
-    event_id = ids.new_id()
-
-    def numbered(sequence: int) -> OutboxEvent:
-        return OutboxEvent(
-            id=event_id,
-            company_id=company_id,
-            location_id=location_id,
-            sequence=sequence,
-            trigger=trigger,
-            entity_id=entity_id,
-            payload=payload,
-            created_at=now,
-        )
-
+    # A partial, not a closure: the event is built by one call when the store numbers it.
+    numbered = functools.partial(
+        _new_event, ids.new_id(), company_id, location_id, trigger, entity_id, payload, now
+    )
     insert_numbered(tx, numbered)  # may ride with the unit's COMMIT
+
+
+_new_object = object.__new__
+_set = object.__setattr__  # what attrs' own __init__ sets a frozen record's slots with
+
+
+def _new_event(
+    event_id: str,
+    company_id: str,
+    location_id: str | None,
+    trigger: Trigger,
+    entity_id: str,
+    payload: Mapping[str, Any] | DeferredPayload,
+    created_at: datetime,
+    sequence: int,
+    /,
+) -> OutboxEvent:
+    """
+    Return ``OutboxEvent(id=event_id, ..., created_at=created_at, sequence=sequence)``, a new
+    event in its default delivery state.
+
+    When every value is one the event's converters keep as it is and its validators accept (a
+    positive ``int`` sequence, a ``Trigger``, a deferred or non-empty frozen payload, an instant
+    in UTC within the years records allow: what the store's counter, the operations and the
+    clock hand over), the record is built without running them; any other value goes through
+    the constructor, so the record, or the error, is always the constructor's.
+    """
+    if (
+        sequence.__class__ is int
+        and sequence >= 1
+        and trigger.__class__ is Trigger
+        and (payload.__class__ is DeferredPayload or (payload.__class__ is FrozenJSON and payload))
+        and created_at.__class__ is datetime
+        and created_at.tzinfo is UTC
+        and INSTANT_YEARS[0] <= created_at.year <= INSTANT_YEARS[1]
+    ):
+        event = _new_object(OutboxEvent)
+        _set(event, "id", event_id)
+        _set(event, "company_id", company_id)
+        _set(event, "location_id", location_id)
+        _set(event, "sequence", sequence)
+        _set(event, "trigger", trigger)
+        _set(event, "entity_id", entity_id)
+        _set(event, "payload", payload)
+        _set(event, "created_at", created_at)
+        _set(event, "delivered_at", None)
+        _set(event, "attempts", 0)
+        _set(event, "next_attempt_at", None)
+        _set(event, "lease_owner", None)
+        _set(event, "lease_until", None)
+        _set(event, "last_status", None)
+        _set(event, "last_error", None)
+        _set(event, "failed_at", None)
+        return event
+    return OutboxEvent(
+        id=event_id,
+        company_id=company_id,
+        location_id=location_id,
+        sequence=sequence,
+        trigger=trigger,
+        entity_id=entity_id,
+        payload=payload,
+        created_at=created_at,
+    )
