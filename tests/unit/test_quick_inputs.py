@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from slotwise import SlotwiseError
 from slotwise.operations import _inputs
 from slotwise.operations._inputs import converter
+from slotwise.operations._quick import quick
 
 HINTS = [
     (str, "service_id"),
@@ -39,12 +40,12 @@ def _outcome(convert: Any, value: object) -> tuple[str, object]:
 
 def _full(hint: Any, name: str) -> Any:
     """Return the converter *hint* compiles to without the quick test."""
-    quick = _inputs._quick
+    quick = _inputs.quick
     try:
-        _inputs._quick = lambda *_args: None  # type: ignore[assignment]
+        _inputs.quick = lambda *_args: None
         return converter(hint, name=name)
     finally:
-        _inputs._quick = quick
+        _inputs.quick = quick
 
 
 values = st.one_of(
@@ -74,8 +75,8 @@ def test_the_quick_test_agrees_with_the_full_converter(hint: Any, name: str, val
 
 def test_the_quick_test_serves_everyday_hints_only() -> None:
     """Other hints get the full converter itself, whatever the value."""
-    assert _inputs._quick(int, "text", converter(int, name="size")) is None
-    assert _inputs._quick(str | int, "text", converter(str | int, name="x")) is None
+    assert quick(int, False, converter(int, name="size")) is None
+    assert quick(str | int, False, converter(str | int, name="x")) is None
 
 
 def test_a_refused_call_shape_is_refused_every_time() -> None:

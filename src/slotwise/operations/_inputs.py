@@ -37,7 +37,7 @@ import itertools
 import types
 import typing
 from collections.abc import Callable, Mapping
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import Any, Final, Literal, NoReturn, Union, get_args, get_origin
 
 import attrs
@@ -49,13 +49,11 @@ from slotwise.errors import (
     SlotwiseError,
     UnexpectedField,
 )
-from slotwise.model._checks import INSTANT_YEARS
 
 from ._partial import Partial, given_whole, placed
+from ._quick import optional, quick
 from ._values import (
-    ID_MAX,
     ITEMS_MAX,
-    TEXT_MAX,
     Converter,
     WrongKind,
     anything,
@@ -142,8 +140,7 @@ def converter(hint: Any, *, name: str, partial: bool = False) -> Converter:
         TypeError: when slotwise has no rule for *hint* (a declaration bug, found at the first
             call of the operation).
     """
-    mode = id_mode(name)
-    inner = _compile(hint, mode, partial)
+    inner = _compile(hint, mode := id_mode(name), partial)
 
     def convert(value: Any, field: str) -> Any:
         # _item, inlined: every argument of every call passes here.
@@ -154,50 +151,7 @@ def converter(hint: Any, *, name: str, partial: bool = False) -> Converter:
                 raise FieldRequired(field=field) from None
             raise InvalidFormat(field=field, expected=wrong.expected, value=value) from None
 
-    return _quick(hint, mode, convert) or convert
-
-
-def _quick(hint: Any, mode: Mode, convert: Converter) -> Converter | None:
-    """
-    Return *convert* behind a test that passes the everyday values of an id, text or instant
-    argument (optional or not) as they are, or ``None`` for other hints.
-
-    The test only lets through values *convert* returns unchanged (an ASCII string within the
-    limit, without NUL; a UTC datetime within decision 36's years), so anything else meets
-    *convert* itself and its errors: the same result, without a chain of calls per argument.
-    """
-    members = get_args(hint) if get_origin(hint) in (Union, types.UnionType) else (hint,)
-    optional = types.NoneType in members
-    kinds = [member for member in members if member is not types.NoneType]
-    if kinds == [str]:
-        limit = ID_MAX if mode == "id" else TEXT_MAX
-        low = 1 if mode == "id" else 0
-
-        def quick_text(value: Any, field: str) -> Any:
-            if value is None and optional:
-                return None
-            if (
-                value.__class__ is str
-                and low <= len(value) <= limit
-                and value.isascii()
-                and "\x00" not in value
-            ):
-                return value
-            return convert(value, field)
-
-        return quick_text
-    if kinds == [datetime]:
-        first, last = INSTANT_YEARS
-
-        def quick_instant(value: Any, field: str) -> Any:
-            if value is None and optional:
-                return None
-            if value.__class__ is datetime and value.tzinfo is UTC and first <= value.year <= last:
-                return value
-            return convert(value, field)
-
-        return quick_instant
-    return None
+    return quick(hint, mode == "id", convert) or convert
 
 
 _cache: dict[tuple[Any, Mode, bool], Converter] = {}
@@ -287,13 +241,7 @@ def _union(members: tuple[Any, ...], mode: Mode, partial: bool) -> Converter:
     ]
 
     if takes_none and len(options) == 1:
-        # "X | None", the most common union: no list of what each option expected.
-        (only,) = options
-
-        def convert_optional(value: Any, field: str) -> Any:
-            return None if value is None else only(value, field)
-
-        return convert_optional
+        return optional(options[0])  # "X | None", the common union: no list of expectations
 
     def convert(value: Any, field: str) -> Any:
         if value is None and takes_none:
