@@ -31,7 +31,7 @@ from slotwise.storage.configuration import Configuration
 
 from ._minutes import REASON_TEXTS, Span, _Label, _Layer, _wall
 from .query import AvailabilityQuery
-from .records import _DayRecord, _Grid, _Window
+from .records import _DayRecord, _Grid, _Resource, _Window
 from .results import Reason
 from .snapshot import Snapshot
 
@@ -57,6 +57,7 @@ class SharedSetup:
     """What one set-up derives from the configuration: filled by the first query, then read."""
 
     __slots__ = (
+        "blanks",
         "calendar_blocks",
         "candidates",
         "day_records",
@@ -71,6 +72,8 @@ class SharedSetup:
         self.service_blocks: dict[date, list[_Layer]] = {}
         self.service_windows: dict[date, list[_Window]] = {}
         self.candidates: list[SharedCandidate] = []
+        self.blanks: list[_Resource] = []
+        """Each candidate holding nothing (``_Resource.blank``): read only, copied to be filled."""
         # Filled as the queries ask for them; a value is the same whichever query works it out.
         self.day_records: dict[date, _DayRecord] = {}
         self.profile_days: dict[tuple[int, date], tuple[list[Span], list[int], list[int]]] = {}
@@ -128,6 +131,10 @@ def derive_setup(
     derivation = _Derivation(snapshot.location.timezone, first, last)
     derivation.windows(snapshot, shared)
     shared.candidates[:] = derivation.candidates(snapshot, query)
+    shared.blanks[:] = [
+        _Resource.blank(resource, index, blocks, allocations, profile)
+        for index, (resource, blocks, allocations, profile) in enumerate(shared.candidates)
+    ]
     return shared
 
 

@@ -285,13 +285,26 @@ def read_snapshot(
     else:
         start, end = appointment_range(location, first, last)
     if resource_ids and judged_between is not None:
-        appointments = appointments_occupying(
-            reader,
-            company_id=location.company_id,
-            location_id=location.id,
-            resource_ids=resource_ids,
-            start=start,
-            end=end,
+        # The store's own occupancy read when it has one (found as batched finds it, without
+        # a layer between: a cached reader hands out the store's method).
+        read_narrower = getattr(reader, "appointments_occupying", None)
+        appointments = (
+            appointments_occupying(
+                reader,
+                company_id=location.company_id,
+                location_id=location.id,
+                resource_ids=resource_ids,
+                start=start,
+                end=end,
+            )
+            if read_narrower is None
+            else read_narrower(
+                company_id=location.company_id,
+                location_id=location.id,
+                resource_ids=resource_ids,
+                start=start,
+                end=end,
+            )
         )
     elif resource_ids:
         if ends_view:
