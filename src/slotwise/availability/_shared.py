@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Hashable, Iterator
 from datetime import date
-from typing import Final, NamedTuple, cast
+from typing import Final, NamedTuple
 
 from slotwise._time import MINUTES_PER_DAY, hhmm_to_minutes
 from slotwise.model import Allocation, AllocationTarget, Block, BlockTarget, Resource
@@ -251,8 +251,9 @@ def setup_memo(configuration: Configuration) -> SetupMemo:
     configuration it reads its one memo), else one of its own, made on first use.
     """
     derived = configuration.derived
-    memo = derived.get(SetupMemo)
+    # Annotated, not typing.cast: a Python call, once a query.
+    memo: SetupMemo | None = derived.get(SetupMemo)
     if memo is None:
         # setdefault: two threads making one at once keep the same.
         memo = derived.setdefault(SetupMemo, SetupMemo())
-    return cast(SetupMemo, memo)
+    return memo
