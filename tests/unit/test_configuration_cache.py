@@ -339,3 +339,48 @@ class TestNewerKept:
         assert older is not None
         assert version == older.version
         assert cache.configuration(_AheadReader(store, version + 1), service.company_id) is ahead
+
+
+class TestCachedReads:
+    """The reads a cached reader answers or hands on for the booking check's snapshot."""
+
+    def test_windows_touching_is_the_two_reads(self):
+        """Both windows reads at once give what blocks_touching and allocations_touching give."""
+        scheduler, ws, service = _business()
+        resource = ws.resources.list().data[0]
+        ws.resources.create_block(
+            resource.id, start_date=DAY, end_date=DAY, start_time=900, end_time=1000
+        )
+        with scheduler.store.read() as view:
+            reader = ConfigurationCache().reader(view, ws.company.get().id)
+            assert isinstance(reader, CachedReader)
+            targets = [service.id, resource.id]
+
+            together = reader.windows_touching(
+                block_targets=targets, allocation_targets=targets, first=DAY, last=DAY
+            )
+
+            assert together == (
+                reader.blocks_touching(target_ids=targets, first=DAY, last=DAY),
+                reader.allocations_touching(target_ids=targets, first=DAY, last=DAY),
+            )
+            assert len(together[0]) == 1
+
+    def test_the_occupancy_read_is_the_stores_own(self):
+        """A cached reader hands out the store's occupancy read, and None for a store without one."""
+        scheduler, ws, _ = _business()
+        with scheduler.store.read() as view:
+            reader = ConfigurationCache().reader(view, ws.company.get().id)
+            assert isinstance(reader, CachedReader)
+
+            assert reader.appointments_occupying == view.appointments_occupying
+
+            class _Plain:
+                """A reader without the capability (only its version is read)."""
+
+                def configuration_version(self, company_id: str) -> int:
+                    return view.configuration_version(company_id)
+
+            bare = CachedReader(_Plain(), reader.configuration)  # type: ignore[arg-type]
+
+            assert bare.appointments_occupying is None

@@ -142,3 +142,36 @@ class TestThroughTheStore:
                                 key=lambda a: (a.start, a.id),
                             )
                             assert [a.id for a in found] == [a.id for a in expected]
+
+
+class TestOneResourceOccupying:
+    @settings(max_examples=60)
+    @given(_units)
+    def test_reads_as_the_location_read_of_that_resource(self, units):
+        """One resource's occupancy read (its own index, kept to the location) is the general read's answer, in its order."""
+        store = MemoryStore()
+        for writes, abort in units:
+            _run(store, writes, abort)
+        with store.read() as reader:
+            for location_id in _LOCATIONS:
+                for resource_id in (*_RESOURCES, "never-booked"):
+                    for slot in range(0, 10, 3):
+                        low = _T0 + timedelta(minutes=15 * slot)
+                        high = low + timedelta(minutes=30)
+                        # No service in the company: nothing is padded, the bound is 0.
+                        expected = reader.appointments_overlapping(
+                            location_id=location_id,
+                            resource_ids={resource_id},
+                            start=low,
+                            end=high,
+                        )
+
+                        found = reader.appointments_occupying(
+                            company_id="c1",
+                            location_id=location_id,
+                            resource_ids=[resource_id],
+                            start=low,
+                            end=high,
+                        )
+
+                        assert expected == found

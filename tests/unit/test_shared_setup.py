@@ -81,6 +81,24 @@ class TestKeptPerVersion:
         # The listing's set-up, then the bookings' (they name the resource): one each.
         assert 2 == len(made)
 
+    def test_the_shared_candidates_stay_blank(self, monkeypatch):
+        """Queries that book and list fill copies of the kept candidates, never the kept ones."""
+        _, ws, service, ana = _business()
+        made = _derivations(monkeypatch)
+        free = _starts(ws, service)
+        for start in free[:2]:
+            ws.appointments.create(
+                service.id, start, start + timedelta(minutes=30), resource_id=ana.id
+            )
+
+        after = _starts(ws, service, resource_id=ana.id, round_robin="balanced")
+
+        assert free[2:] == after
+        assert made
+        for blank in (each for shared in made for each in shared.blanks):
+            assert ([], [], [], {}) == (blank.held, blank.own, blank.segment_starts, blank.daily)
+            assert (0, [], False) == (blank.load, blank.busy_starts, blank.saturated)
+
     def test_a_configuration_change_is_worked_out_again(self, monkeypatch):
         """New service hours make a new version: the next listing follows them, not the kept."""
         _, ws, service, _ = _business()

@@ -184,3 +184,19 @@ class TestWhenSaturated:
 
         assert not {"0900", "0915", "0930", "0945", "1000"} & {start for start, _ in offered}
         assert ("1015", 1) in offered
+
+
+class TestNothingOccupies:
+    @given(_starts, st.integers(1, 60))
+    def test_every_start_is_clear_as_the_sweep_finds_it(self, starts, reach):
+        """A resource holding nothing offers every start, as one holding only a far-off segment."""
+        limits = [2] * len(starts)
+        clear: list[_Figures] = [(2, 2, 3, 3)] * len(starts)
+        ranges = [(0, len(starts) // 3), (len(starts) // 2, len(starts))]
+
+        def swept(occupations: list[_Occupation]) -> tuple[list[int], list[_Figures]]:
+            resource = _resource(occupations, [], saturated=False)
+            return sweep(starts, limits, clear, ranges, resource, reach, 3)
+
+        assert swept([(10_000, 30, 1, 1)]) == swept([])
+        assert [start for low, high in ranges for start in starts[low:high]] == swept([])[0]

@@ -183,10 +183,9 @@ class _CalculatorSetup:
         self._profile_days = shared.profile_days if whole else {}
         self._grids = shared.grids if whole else {}
         """The grid starts of a run of dates, by (profile, first date, last date)."""
-        self.candidates = [
-            _Resource(resource, index, blocks, allocations, profile)
-            for index, (resource, blocks, allocations, profile) in enumerate(shared.candidates)
-        ]
+        # The shared candidates holding nothing; _occupancy puts a fresh copy in the place of
+        # each that holds something in this query.
+        self.candidates = shared.blanks.copy()
         self._occupancy(snapshot)
         # The query's field is typed RoundRobin; a plain code ("none") is accepted too.
         chosen = query.round_robin
@@ -199,7 +198,8 @@ class _CalculatorSetup:
         )
         if self.round_robin is RoundRobin.BALANCED:
             for res in self.candidates:
-                res.load = self._load(res)
+                if res.held:  # (holding nothing, its load is 0)
+                    res.load = self._load(res)
         # The random round robin's seed; repr(query) is worked out only when it is used.
         self._seed: bytes | None = None
 
@@ -253,15 +253,26 @@ class _CalculatorSetup:
         """Give each candidate its appointments and external busy time."""
         candidates = self.candidates
         if snapshot.appointments:
-            self._appointments(snapshot, {res.id: res for res in candidates})
+            # (A candidate named twice: its last place, as a dictionary by id keeps it.)
+            self._appointments(snapshot, {res.id: place for place, res in enumerate(candidates)})
         if not snapshot.busy:
             return  # (the common case: no external calendar asked)
-        for res in candidates:
+        for place, res in enumerate(candidates):
             # External busy time counts only for resources with an external calendar.
             busy = snapshot.busy.get(res.id, ()) if uses_external_calendar(res.resource) else ()
-            res.set_busy([(_floor_minute(low), _ceil_minute(high)) for low, high in busy])
+            if busy:
+                self._filled(place).set_busy(
+                    [(_floor_minute(low), _ceil_minute(high)) for low, high in busy]
+                )
 
-    def _appointments(self, snapshot: Snapshot, by_id: dict[str, _Resource]) -> None:
+    def _filled(self, place: int) -> _Resource:
+        """Return the candidate at *place*, this query's own copy of it (made on first use)."""
+        res = self.candidates[place]
+        if res is self._shared_setup.blanks[place]:
+            res = self.candidates[place] = res.fresh()
+        return res
+
+    def _appointments(self, snapshot: Snapshot, places: dict[str, int]) -> None:
         """Record each candidate's occupancy and own appointments from the active appointments."""
         now = self.now
         initial = AppointmentStatus.INITIAL
@@ -271,7 +282,8 @@ class _CalculatorSetup:
             AppointmentStatus.NO_SHOW,
         )
         # Each candidate's list of held appointments, by resource id.
-        get = {rid: res.held.append for rid, res in by_id.items()}.get
+        held_by_id: dict[str, list[Appointment]] = {rid: [] for rid in places}
+        get = {rid: held.append for rid, held in held_by_id.items()}.get
         # One pass sorts the active appointments out to their candidates; the minutes are then
         # worked out per resource as columns (_Resource.occupy).
         for appointment in snapshot.appointments:
@@ -294,10 +306,13 @@ class _CalculatorSetup:
         service_id, padding, paddings = self.service.id, self.padding, snapshot.paddings
         # Decision 8: a slot's limit is the default unless a window of the date sets one.
         saturated: bool | None = None
-        for res in by_id.values():
+        for rid, place in places.items():
             # A resource holding nothing keeps its empty segments (``saturated`` is read only
             # beside a segment).
-            if res.held:
+            held = held_by_id[rid]
+            if held:
+                res = self._filled(place)
+                res.held = held
                 if saturated is None:
                     saturated = self.default_limit == 1 and not _limit_above_one(
                         self.service_windows

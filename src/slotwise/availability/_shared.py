@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Hashable, Iterator
 from datetime import date
-from typing import Final, NamedTuple, cast
+from typing import Final, NamedTuple
 
 from slotwise._time import MINUTES_PER_DAY, hhmm_to_minutes
 from slotwise.model import Allocation, AllocationTarget, Block, BlockTarget, Resource
@@ -31,7 +31,7 @@ from slotwise.storage.configuration import Configuration
 
 from ._minutes import REASON_TEXTS, Span, _Label, _Layer, _wall
 from .query import AvailabilityQuery
-from .records import _DayRecord, _Grid, _Window
+from .records import _DayRecord, _Grid, _Resource, _Window
 from .results import Reason
 from .snapshot import Snapshot
 
@@ -57,6 +57,7 @@ class SharedSetup:
     """What one set-up derives from the configuration: filled by the first query, then read."""
 
     __slots__ = (
+        "blanks",
         "calendar_blocks",
         "candidates",
         "day_records",
@@ -71,6 +72,8 @@ class SharedSetup:
         self.service_blocks: dict[date, list[_Layer]] = {}
         self.service_windows: dict[date, list[_Window]] = {}
         self.candidates: list[SharedCandidate] = []
+        self.blanks: list[_Resource] = []
+        """Each candidate holding nothing (``_Resource.blank``): read only, copied to be filled."""
         # Filled as the queries ask for them; a value is the same whichever query works it out.
         self.day_records: dict[date, _DayRecord] = {}
         self.profile_days: dict[tuple[int, date], tuple[list[Span], list[int], list[int]]] = {}
@@ -128,6 +131,10 @@ def derive_setup(
     derivation = _Derivation(snapshot.location.timezone, first, last)
     derivation.windows(snapshot, shared)
     shared.candidates[:] = derivation.candidates(snapshot, query)
+    shared.blanks[:] = [
+        _Resource.blank(resource, index, blocks, allocations, profile)
+        for index, (resource, blocks, allocations, profile) in enumerate(shared.candidates)
+    ]
     return shared
 
 
@@ -244,8 +251,9 @@ def setup_memo(configuration: Configuration) -> SetupMemo:
     configuration it reads its one memo), else one of its own, made on first use.
     """
     derived = configuration.derived
-    memo = derived.get(SetupMemo)
+    # Annotated, not typing.cast: a Python call, once a query.
+    memo: SetupMemo | None = derived.get(SetupMemo)
     if memo is None:
         # setdefault: two threads making one at once keep the same.
         memo = derived.setdefault(SetupMemo, SetupMemo())
-    return cast(SetupMemo, memo)
+    return memo

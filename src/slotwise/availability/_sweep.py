@@ -44,8 +44,14 @@ def sweep(
     found: list[int] = []
     figures: list[_Figures] = []
     seg_starts, seg_ends = res.segment_starts, res.segment_ends
-    seg_counts, seg_groups = res.segment_counts, res.segment_groups
     busy_starts, busy_ends = res.busy_starts, res.busy_ends
+    if not seg_starts and not busy_starts:
+        # Nothing occupies R (a booking's free slot, an idle resource): every start is clear.
+        for low, high in ranges:
+            found += starts[low:high]
+            figures += clear[low:high]
+        return found, figures
+    seg_counts, seg_groups = res.segment_counts, res.segment_groups
     segments, busies = len(seg_starts), len(busy_starts)
     bisect_left, bisect_right = bisect.bisect_left, bisect.bisect_right
     saturated = res.saturated

@@ -73,7 +73,6 @@ from slotwise.rules.intervals import Interval, IntervalSet
 from ._collector import collector_paused
 from ._minutes import (
     Span,
-    _ceil_minute,
     _floor_minute,
     _instant,
     _wall,
@@ -199,7 +198,7 @@ def bookable_at(
     start = to_utc(start, field="start")
     minute = _floor_minute(start)
     calc = _Calculator(snapshot, query, now)
-    if _ceil_minute(start) != minute:
+    if start.second or start.microsecond:  # (in UTC: off the whole minute)
         return []
     calc.at = minute
     return [

@@ -174,6 +174,29 @@ class _Resource:
         self.saturated = False
         """Whether every slot's booking limit is 1: any occupation fills the time it covers."""
 
+    def fresh(self) -> _Resource:
+        """Return this candidate again with nothing held yet, for one query to fill."""
+        return _Resource(self.resource, self.index, self.blocks, self.allocations, self.profile)
+
+    @classmethod
+    def blank(
+        cls,
+        resource: Resource,
+        index: int,
+        blocks: dict[date, list[_Layer]],
+        allocations: dict[date, list[_Window]],
+        profile: int,
+    ) -> _Resource:
+        """
+        Return a candidate that holds nothing, to be shared read-only by the queries of one
+        set-up (``availability._shared``): with no appointments its daily counts are known
+        (none), so no query writes to it; a query that gives it appointments or busy time
+        works on a :meth:`fresh` copy.
+        """
+        blank = cls(resource, index, blocks, allocations, profile)
+        blank.daily = {}
+        return blank
+
     def occupy(
         self,
         floors: dict[datetime, int],

@@ -91,13 +91,20 @@ class _Offers(_OpenTime):
 
     def offers(self, record: _DayRecord, res: _Resource) -> list[_Offer]:
         """Return R's bookable times on the date, ascending."""
+        if self.at is not None:
+            # A booking check asks each candidate once, for its one start: swept for the date
+            # alone (a one-date grid's starts all lie in the date's day), nothing kept.
+            starts, figures = self._sweep(res, record.date, record.date)
+            index, ids = res.index, res.ids
+            return [
+                (start, index, *figure, ids) for start, figure in zip(starts, figures, strict=True)
+            ]
         key = (res.index, record.date)
         cached = self._offers.get(key)
         if cached is not None:
             return cached
-        if self.at is None and self.first <= record.date <= self.last:
-            # A listing reads the sweep of every searched date again (``slots``); a booking
-            # check sweeps its one start once.
+        if self.first <= record.date <= self.last:
+            # A listing reads the sweep of every searched date again (``slots``).
             starts, figures = self.swept(res)
         else:
             starts, figures = self._sweep(res, record.date, record.date)

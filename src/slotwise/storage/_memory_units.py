@@ -171,7 +171,17 @@ class MemoryReader:
     ) -> list[Appointment]:
         # The capability slotwise.storage.batched.appointments_occupying uses: the company's
         # padding bound, not a whole day, is how far before *start* an occupied time can end.
-        bound = self._store._padding_bound.get(company_id, _NO_PADDING)
+        store = self._store
+        bound = store._padding_bound.get(company_id, _NO_PADDING)
+        if len(resource_ids) == 1:
+            # One resource (a booking's check): its own index, kept to the location, is what
+            # appointments_overlapping answers (both indexes are in (start, id) order).
+            for resource_id in resource_ids:
+                index = store._by_resource.get(resource_id)
+                if index is None:
+                    return []
+                table = store._tables[Appointment]
+                return _overlapping(index, table, start - bound, end, location_id, None)
         return self.appointments_overlapping(
             location_id=location_id, resource_ids=resource_ids, start=start - bound, end=end
         )

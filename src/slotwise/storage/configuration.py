@@ -48,7 +48,6 @@ from slotwise.model import (
 from slotwise.storage._configuration_records import CONFIGURATION_KINDS, Configuration
 from slotwise.storage.batched import (
     ReadAgain,
-    appointments_occupying,
     insert_numbered,
     last_read,
     prefetch,
@@ -283,6 +282,21 @@ class CachedReader:
     ) -> list[Allocation]:
         return self._configuration.touching(Allocation, target_ids, first, last)
 
+    def windows_touching(
+        self,
+        *,
+        block_targets: Collection[str],
+        allocation_targets: Collection[str],
+        first: date,
+        last: date,
+    ) -> tuple[list[Block], list[Allocation]]:
+        """Both windows reads at once (see :func:`slotwise.storage.batched.windows_touching`)."""
+        touching = self._configuration.touching
+        return (
+            touching(Block, block_targets, first, last),
+            touching(Allocation, allocation_targets, first, last),
+        )
+
     def appointments_overlapping(
         self,
         *,
@@ -295,34 +309,18 @@ class CachedReader:
             location_id=location_id, resource_ids=resource_ids, start=start, end=end
         )
 
-    def appointments_occupying(
-        self,
-        *,
-        company_id: str,
-        location_id: str,
-        resource_ids: Collection[str],
-        start: datetime,
-        end: datetime,
-    ) -> list[Appointment]:
-        """The store's occupancy read (see :func:`slotwise.storage.batched.appointments_occupying`)."""
-        read_narrower = getattr(self._reader, "appointments_occupying", None)
-        if read_narrower is not None:  # the store's own, without a second lookup in batched
-            found: list[Appointment] = read_narrower(
-                company_id=company_id,
-                location_id=location_id,
-                resource_ids=resource_ids,
-                start=start,
-                end=end,
-            )
-            return found
-        return appointments_occupying(
-            self._reader,
-            company_id=company_id,
-            location_id=location_id,
-            resource_ids=resource_ids,
-            start=start,
-            end=end,
+    @property
+    def appointments_occupying(self) -> Callable[..., list[Appointment]] | None:
+        """
+        The store's occupancy read (see :func:`slotwise.storage.batched.appointments_occupying`),
+        its own bound method: nothing of it is configuration, so a caller calls the store's
+        method with no layer between; ``None`` when the store has none (the caller then reads
+        ``appointments_overlapping``, which this reader passes on).
+        """
+        read_narrower: Callable[..., list[Appointment]] | None = getattr(
+            self._reader, "appointments_occupying", None
         )
+        return read_narrower
 
     @property
     def prefetch(self) -> Callable[[Collection[tuple[type[Any], str]]], None] | None:
