@@ -6,6 +6,8 @@ change, never for records the configuration does not hold, and bounded in size.
 
 from __future__ import annotations
 
+import gc
+import weakref
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -13,10 +15,11 @@ import attrs
 import pytest
 
 from slotwise import BusinessHours, DayWindow, Scheduler, Service, WeeklyHours, Workspace
-from slotwise.availability import _setup, _shared
+from slotwise.availability import _setup, _shared, open_time
 from slotwise.availability._shared import (
     WEIGHT_LIMIT,
     SetupMemo,
+    SetupShape,
     SharedSetup,
     setup_memo,
     setup_weight,
@@ -270,3 +273,68 @@ class TestBounded:
 
         assert memo.get("huge") is None
         assert 0 == memo.weight
+
+
+def _open_days(monkeypatch: pytest.MonkeyPatch) -> list[tuple[object, date]]:
+    """Record every (resource, date) whose open time and grid starts are worked out."""
+    worked: list[tuple[object, date]] = []
+    original = open_time._OpenTime._open_day
+
+    def open_day(self: Any, record: Any, res: Any) -> Any:
+        worked.append((res.id, record.date))
+        return original(self, record, res)
+
+    monkeypatch.setattr(open_time._OpenTime, "_open_day", open_day)
+    return worked
+
+
+class TestSharedShapes:
+    def test_resources_alike_share_a_days_open_time_across_set_ups(self, monkeypatch):
+        """Ana's booking works the day out; Bo's listing of it (another set-up) reads it."""
+        _, ws, service, ana = _business()
+        bo = ws.resources.create(name="Bo", reason="r", linked_service_ids=[service.id])
+        everyone = _starts(ws, service)
+        made, worked = _derivations(monkeypatch), _open_days(monkeypatch)
+        ws.services.update(service.id, padding=0, reason="r")  # a new version: nothing kept
+
+        start = everyone[4]
+        ws.appointments.create(service.id, start, start + timedelta(minutes=30), resource_id=ana.id)
+        bos = _starts(ws, service, resource_id=bo.id)
+        anas = _starts(ws, service, resource_id=ana.id)
+
+        assert 2 == len(made)  # Ana's set-up and Bo's
+        assert [(ana.id, DAY)] == worked
+        assert everyone == bos
+        assert everyone[:4] + everyone[5:] == anas
+
+    def test_a_resource_with_its_own_block_works_out_its_own_day(self, monkeypatch):
+        """Bo's block is his: his day is his own, and Ana's is not cut by it."""
+        _, ws, service, ana = _business()
+        bo = ws.resources.create(name="Bo", reason="r", linked_service_ids=[service.id])
+        ws.resources.create_block(
+            bo.id, start_date=DAY, end_date=DAY, start_time=0, end_time=1200, reason="off"
+        )
+        worked = _open_days(monkeypatch)
+
+        anas = _starts(ws, service, resource_id=ana.id)
+        bos = _starts(ws, service, resource_id=bo.id)
+
+        assert [(ana.id, DAY), (bo.id, DAY)] == worked
+        assert 46 == len(anas)
+        assert all(start >= datetime(2026, 3, 8, 16, 0, tzinfo=UTC) for start in bos)
+        assert anas[-len(bos) :] == bos
+
+    def test_a_shape_goes_with_its_last_set_up(self):
+        """The memo keeps a shape only while a set-up it holds has it."""
+        memo = SetupMemo()
+        shape = memo.shape("shape", SetupShape)
+        memo.keep("one", SharedSetup(shape), 1)
+        kept = weakref.ref(shape)
+        del shape
+
+        assert memo.shape("shape", SetupShape) is kept()
+        memo.keep("two", SharedSetup(), WEIGHT_LIMIT)  # lets "one" go
+        gc.collect()
+
+        assert memo.get("one") is None
+        assert kept() is None

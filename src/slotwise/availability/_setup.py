@@ -35,7 +35,7 @@ from ._minutes import (
     _floor_minute,
     _wall,
 )
-from ._shared import SharedSetup, derive_setup, setup_memo, setup_weight
+from ._shared import SharedSetup, derive_setup, derive_shape, setup_memo, setup_weight
 from .busy import uses_external_calendar
 from .output import (
     _Output,
@@ -226,25 +226,31 @@ class _CalculatorSetup:
         configuration = snapshot.configuration
         if configuration is None:
             return derive_setup(snapshot, query, self.first, self.last), False
-        key = (
+        shape_key = (
             configuration.company_id,
             configuration.version,
             snapshot.service.id,
             snapshot.location.id,
             snapshot.calendar.id,
-            tuple(map(_ID, snapshot.resources)),
-            self.named,
-            query.resource_group_id,
             self.duration,
             self.step,
             self.first,
             self.last,
         )
+        key = (
+            *shape_key,
+            tuple(map(_ID, snapshot.resources)),
+            self.named,
+            query.resource_group_id,
+        )
         memo = setup_memo(configuration)
         shared = memo.get(key)
         if shared is not None:
             return shared, True
-        shared = derive_setup(snapshot, query, self.first, self.last)
+        # Whoever the candidates, the queries of one service, place, grid and dates share the
+        # windows, the date records and each kind of resource's open time and grid.
+        shape = memo.shape(shape_key, lambda: derive_shape(snapshot, self.first, self.last))
+        shared = derive_setup(snapshot, query, self.first, self.last, shape)
         dates = (self.last - self.first).days + 1
         memo.keep(key, shared, setup_weight(len(shared.candidates), dates, self.step))
         return shared, memo.get(key) is shared  # not kept when over the bound

@@ -20,7 +20,8 @@ starts, the oldest leaving first.
 from __future__ import annotations
 
 import threading
-from collections.abc import Hashable, Iterator
+import weakref
+from collections.abc import Callable, Hashable, Iterator
 from datetime import date
 from typing import Final, NamedTuple
 
@@ -34,6 +35,9 @@ from .query import AvailabilityQuery
 from .records import _DayRecord, _Grid, _Resource, _Window
 from .results import Reason
 from .snapshot import Snapshot
+
+_NUMBERING: Final = threading.Lock()
+"""Numbers a new kind of resource in a shape: two queries at once never share a number."""
 
 WEIGHT_LIMIT: Final = 1 << 19
 """
@@ -53,8 +57,38 @@ class SharedCandidate(NamedTuple):
     """Resources of one profile share their open time and grid (``_OpenTime._profile_day``)."""
 
 
+class SetupShape:
+    """
+    What the queries of one service, location, calendar, grid and dates share whoever their
+    candidates: the windows placed on the dates, each date's record, and the open time and grid
+    of each profile of resource (filled as the queries ask for them; a value is the same
+    whichever query works it out).
+    """
+
+    __slots__ = (
+        "__weakref__",
+        "calendar_blocks",
+        "day_records",
+        "grids",
+        "profile_days",
+        "profiles",
+        "service_blocks",
+        "service_windows",
+    )
+
+    def __init__(self) -> None:
+        self.calendar_blocks: dict[date, list[_Layer]] = {}
+        self.service_blocks: dict[date, list[_Layer]] = {}
+        self.service_windows: dict[date, list[_Window]] = {}
+        self.day_records: dict[date, _DayRecord] = {}
+        self.profile_days: dict[tuple[int, date], tuple[list[Span], list[int], list[int]]] = {}
+        self.grids: dict[tuple[int, date, date], _Grid] = {}
+        self.profiles: dict[object, int] = {}
+        """Each kind of resource's number (``SharedCandidate.profile``), by what makes it one."""
+
+
 class SharedSetup:
-    """What one set-up derives from the configuration: filled by the first query, then read."""
+    """What one set-up derives from the configuration: its candidates, over a shared shape."""
 
     __slots__ = (
         "blanks",
@@ -65,19 +99,21 @@ class SharedSetup:
         "profile_days",
         "service_blocks",
         "service_windows",
+        "shape",
     )
 
-    def __init__(self) -> None:
-        self.calendar_blocks: dict[date, list[_Layer]] = {}
-        self.service_blocks: dict[date, list[_Layer]] = {}
-        self.service_windows: dict[date, list[_Window]] = {}
+    def __init__(self, shape: SetupShape | None = None) -> None:
+        self.shape = shape = SetupShape() if shape is None else shape
+        # The shape's own dictionaries: what one set-up fills, every set-up of the shape reads.
+        self.calendar_blocks = shape.calendar_blocks
+        self.service_blocks = shape.service_blocks
+        self.service_windows = shape.service_windows
+        self.day_records = shape.day_records
+        self.profile_days = shape.profile_days
+        self.grids = shape.grids
         self.candidates: list[SharedCandidate] = []
         self.blanks: list[_Resource] = []
         """Each candidate holding nothing (``_Resource.blank``): read only, copied to be filled."""
-        # Filled as the queries ask for them; a value is the same whichever query works it out.
-        self.day_records: dict[date, _DayRecord] = {}
-        self.profile_days: dict[tuple[int, date], tuple[list[Span], list[int], list[int]]] = {}
-        self.grids: dict[tuple[int, date, date], _Grid] = {}
 
 
 class SetupMemo:
@@ -87,6 +123,20 @@ class SetupMemo:
         self._held: dict[Hashable, tuple[SharedSetup, int]] = {}
         self._weight = 0
         self._lock = threading.Lock()
+        self._shapes: weakref.WeakValueDictionary[Hashable, SetupShape] = (
+            weakref.WeakValueDictionary()
+        )
+        """The shapes of the set-ups held (one goes when the last set-up holding it goes)."""
+
+    def shape(self, key: Hashable, make: Callable[[], SetupShape]) -> SetupShape:
+        """Return the shape kept under *key*, or the one *make* returns, kept from now on."""
+        shape = self._shapes.get(key)
+        if shape is None:
+            with self._lock:
+                shape = self._shapes.get(key)
+                if shape is None:
+                    shape = self._shapes[key] = make()
+        return shape
 
     def get(self, key: Hashable) -> SharedSetup | None:
         """Return the set-up kept under *key*, or ``None``."""
@@ -120,17 +170,31 @@ def setup_weight(candidates: int, dates: int, step: int) -> int:
     return max(candidates, 1) * dates * -(-MINUTES_PER_DAY // step)
 
 
+def derive_shape(snapshot: Snapshot, first: date, last: date) -> SetupShape:
+    """Return a new shape of *snapshot*'s dates *first*..*last*, its windows placed on them."""
+    shape = SetupShape()
+    _Derivation(snapshot.location.timezone, first, last).windows(snapshot, shape)
+    return shape
+
+
 def derive_setup(
-    snapshot: Snapshot, query: AvailabilityQuery, first: date, last: date
+    snapshot: Snapshot,
+    query: AvailabilityQuery,
+    first: date,
+    last: date,
+    shape: SetupShape | None = None,
 ) -> SharedSetup:
     """
     Work out what the configuration decides of *query* on the dates *first*..*last*: blocks and
-    allocations placed on the dates, the candidates chosen with their windows and profiles.
+    allocations placed on the dates (*shape*'s, when it is given: the same service, location,
+    calendar, grid and dates of the same configuration), the candidates chosen with their
+    windows and profiles.
     """
-    shared = SharedSetup()
+    if shape is None:
+        shape = derive_shape(snapshot, first, last)
+    shared = SharedSetup(shape)
     derivation = _Derivation(snapshot.location.timezone, first, last)
-    derivation.windows(snapshot, shared)
-    shared.candidates[:] = derivation.candidates(snapshot, query)
+    shared.candidates[:] = derivation.candidates(snapshot, query, shape.profiles)
     shared.blanks[:] = [
         _Resource.blank(resource, index, blocks, allocations, profile)
         for index, (resource, blocks, allocations, profile) in enumerate(shared.candidates)
@@ -146,7 +210,7 @@ class _Derivation:
         self.first = first
         self.last = last
 
-    def windows(self, snapshot: Snapshot, shared: SharedSetup) -> None:
+    def windows(self, snapshot: Snapshot, shared: SetupShape) -> None:
         """Expand the calendar and service blocks and the service allocations into dates."""
         calendar_id, service = snapshot.calendar.id, snapshot.service
         for block in snapshot.blocks:
@@ -187,8 +251,13 @@ class _Derivation:
             if start < end:
                 yield day, start, end
 
-    def candidates(self, snapshot: Snapshot, query: AvailabilityQuery) -> list[SharedCandidate]:
-        """Return the candidate resources in rank order, with their windows and profiles."""
+    def candidates(
+        self, snapshot: Snapshot, query: AvailabilityQuery, profiles: dict[object, int]
+    ) -> list[SharedCandidate]:
+        """
+        Return the candidate resources in rank order, with their windows and profiles (numbered
+        in *profiles*, the shape's: the set-ups of one shape number a kind of resource alike).
+        """
         service, location = snapshot.service, snapshot.location
         usable = [
             resource
@@ -226,21 +295,24 @@ class _Derivation:
             if windows is not None:
                 # Open time only without recurring availability; a booking limit in any case.
                 self._place_allocation(allocation, windows)
-        profiles: dict[object, int] = {}
         candidates = []
         for resource in chosen:
             own_blocks, own_allocations = blocks[resource.id], allocations[resource.id]
-            if own_blocks or own_allocations or len(chosen) == 1:
-                # Nothing to share with (hashing the weekly hours is the costly part of the key).
+            if own_blocks or own_allocations:
                 key: object = ("own", resource.id)
             else:
+                # Resources alike share their open time and grid, in this set-up and in every
+                # other of its shape (the first booking of another resource that day, say).
                 key = (
                     resource.timezone,
                     resource.weekly_hours,
                     resource.options.ignore_business_hours,
                     resource.recurring_availability,
                 )
-            profile = profiles.setdefault(key, len(profiles))
+            profile = profiles.get(key)
+            if profile is None:
+                with _NUMBERING:
+                    profile = profiles.setdefault(key, len(profiles))
             candidates.append(SharedCandidate(resource, own_blocks, own_allocations, profile))
         return candidates
 
