@@ -44,16 +44,15 @@ from slotwise.model import (
     Service,
     Trigger,
 )
-from slotwise.model._checks import id_list
-from slotwise.model._trusted import check_sent, is_record_instant
+from slotwise.model._checks import INSTANT_YEARS, id_list
+from slotwise.model._trusted import check_sent
 from slotwise.model.events import trusted_audit_entry
 from slotwise.operations._context import Context
 from slotwise.operations.customers import (
     split_name,
 )
 from slotwise.operations.meetings import NoMeetingLinks
-from slotwise.storage.batched import insert_new
-from slotwise.storage.outbox import append_event, deferred_appointment_payload
+from slotwise.storage.outbox import append_appointment_event
 from slotwise.storage.protocol import Reader, Transaction
 
 from .transitions import Outcome
@@ -398,13 +397,18 @@ class AppointmentBase:
         # Known valid: the appointment's own ids, members, and (when it is an instant a record
         # keeps as it is) the clock's; else the validating constructor converts or refuses it.
         build: Callable[..., AuditEntry] = AuditEntry
-        if is_record_instant(now):
+        if (  # is_record_instant(now), inline (every change writes an audit entry)
+            now.__class__ is datetime
+            and now.tzinfo is UTC
+            and INSTANT_YEARS[0] <= now.year <= INSTANT_YEARS[1]
+        ):
             build = trusted_audit_entry
             # The principal's user is the one value no check has seen (Principal takes any).
             if user is not None:
                 check_sent(AuditEntry, "modified_by", user)
-        insert_new(
-            tx,
+        # batched.insert_new, inline (every change writes one): the store's own where it has one.
+        insert = getattr(tx, "insert_new", None) or tx.insert
+        insert(
             build(
                 id=self._ctx.ids.new_id(),
                 company_id=appointment.company_id,
@@ -438,15 +442,6 @@ class AppointmentBase:
             customer = tx.get(Customer, appointment.customer_id)
         if resources is None:
             resources = [r for rid in appointment.resource_ids if (r := tx.get(Resource, rid))]
-        append_event(
-            tx,
-            ids=self._ctx.ids,
-            now=now,
-            company_id=appointment.company_id,
-            location_id=appointment.location_id,
-            trigger=trigger,
-            entity_id=appointment.id,
-            payload=deferred_appointment_payload(
-                appointment, customer=customer, resources=resources, previous=previous
-            ),
+        append_appointment_event(
+            tx, self._ctx.ids, now, trigger, appointment, customer, resources, previous
         )

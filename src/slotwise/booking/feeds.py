@@ -53,8 +53,16 @@ def _queue_reminders(
     ctx: Context, tx: Transaction, appointment: Appointment, location: Location, now: datetime
 ) -> None:
     """Queue the location's reminders of *appointment* (decision 28); none due before now."""
+    reminders = location.reminders
+    if (
+        reminders.email_first is None
+        and reminders.email_second is None
+        and reminders.sms_first is None
+        and reminders.sms_second is None
+    ):
+        return  # a location without reminders (the slots, read directly: no loop, no getattr)
     for channel, ordinal, name in _REMINDER_SLOTS:
-        reminder = getattr(location.reminders, name)
+        reminder = getattr(reminders, name)
         if reminder is None:
             continue
         due = appointment.start - timedelta(minutes=reminder.lead_minutes)

@@ -131,6 +131,11 @@ class MemoryTables:
         self._configuration_counter = itertools.count(1)
         # kind -> what inserting one of its records touches: its table and creation numbers,
         # whether it is configuration, its plan's list_new and its own indexer (or None).
+        # The unit of work in progress (the store's lock lets one run at a time): what undoes
+        # each of its writes, newest last, as (function, argument) called function(argument);
+        # and whether it refuses configuration writes (a cached unit, ``refuse_configuration``).
+        self._journal: list[tuple[Callable[[Any], None], Any]] = []
+        self._refusing = False
         self._writes: dict[type[Any], _Writes] = {
             kind: (
                 self._tables[kind],
@@ -158,9 +163,11 @@ class MemoryTables:
     def _add(self, record: Record) -> None:
         """
         Store a new record (``DuplicateRecord`` when its id is taken) and index it by its kind's
-        plan: it is the newest record, so it goes at the end of every list (no bisection).
+        plan: it is the newest record, so it goes at the end of every list (no bisection). Its
+        undo goes on the journal of the unit in progress (``MemoryTransaction.insert`` is this
+        method: one call per insert, not two).
         """
-        kind = type(record)
+        kind = record.__class__
         found = self._writes.get(kind)
         if found is None:
             raise StoreError(f"{kind.__name__} is not a record kind slotwise stores")
@@ -170,9 +177,13 @@ class MemoryTables:
             raise DuplicateRecord(kind=kind.__name__, field="id", value=record_id)
         company_id = record.company_id
         if configuration:
+            if self._refusing:
+                raise TypeError(f"a cached unit of work writes no {kind.__name__} (configuration)")
             self._configuration_versions[company_id] = next(self._configuration_counter)
         sequence = created[record_id] = next(self._creation)
         table[record_id] = record
+        # Journalled before indexing: should an indexer fail, the rollback undoes what it did.
+        self._journal.append((self._forget, record))
         list_new(self._lists, self._children, company_id, record_id, record)
         if index is not None:
             index(self, record, sequence)
@@ -263,11 +274,23 @@ class MemoryTables:
 
     def _index_appointment(self, record: Appointment, sequence: int) -> None:
         start, record_id, span = record.start, record.id, record.end - record.start
-        resource_ids = record.resource_ids
-        by_resource = self._by_resource
-        for resource_id in set(resource_ids):
-            by_resource[resource_id].add(start, record_id, span)
-        self._by_location[record.location_id].add_taking(start, record_id, span, resource_ids)
+        taken = set(record.resource_ids)
+        at_location = self._by_location[record.location_id]
+        # StartIndex.add and LocationIndex.add_taking, inline: each of the appointment's start
+        # indexes (its resources', its location's) in one loop, no call per index.
+        for index in [*map(self._by_resource.__getitem__, taken), at_location]:
+            starts, ids = index.starts, index.ids
+            position = bisect.bisect_right(starts, start)
+            # Equal starts are ordered by id (rare: group bookings, a slot booked again).
+            while position and starts[position - 1] == start and ids[position - 1] > record_id:
+                position -= 1
+            starts.insert(position, start)
+            ids.insert(position, record_id)
+            if span > index.longest:
+                index.longest = span
+        takers = at_location.takers
+        for resource_id in taken or (None,):  # _taken(): each resource once, None for none
+            takers[resource_id] = takers.get(resource_id, 0) + 1
         if record.idempotency_key is not None:
             self._idempotency[(record.company_id, record.idempotency_key)] = record_id
         expires = record.hold_expires_at
@@ -290,9 +313,12 @@ class MemoryTables:
 
     def _index_event(self, record: OutboxEvent, sequence: int) -> None:
         if record.delivered_at is None:
-            self._undelivered.add(
-                record.company_id, record.location_id, (record.sequence, record.id)
-            )
+            key = (record.company_id, record.location_id)
+            entries = self._undelivered._lists.get(key)
+            if entries is None:  # the location's first: FeedIndex.add makes its list
+                self._undelivered.add(*key, (record.sequence, record.id))
+            else:  # FeedIndex.add, inline (every booking's event comes here)
+                bisect.insort(entries, (record.sequence, record.id))
         due = record.due_at
         if due is not None:
             bisect.insort(self._due, (due, record.sequence, record.id))

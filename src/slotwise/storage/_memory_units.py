@@ -23,6 +23,7 @@ from slotwise.model import (
     QueuedReminder,
     Record,
 )
+from slotwise.storage.configuration import CONFIGURATION_KINDS
 from slotwise.storage.listing import Listed, ListQuery, check_query
 from slotwise.storage.protocol import R
 
@@ -257,39 +258,59 @@ class MemoryReader:
 
 
 class MemoryTransaction(MemoryReader):
+    """
+    A unit of work's writes, applied in place; what undoes each goes on the store's journal
+    (the store's lock lets one unit run at a time), which :meth:`rollback` plays back.
+    """
+
+    insert: Callable[[Record], None]
+    """``MemoryTables._add`` itself, bound once per unit (one Python call per insert)."""
+    insert_new: Callable[[Record], None]
+    """``MemoryStore`` writes at once: ``insert_new`` is ``insert`` (the duplicate raised at once)."""
+
     def __init__(self, store: MemoryTables) -> None:
         self._store = store  # MemoryReader's one attribute (no super() call: one per unit)
-        self._forget = store._forget  # bound once per unit, not once per insert
-        # What undoes each write, newest last: (function, argument), called as function(argument).
-        self._undo: list[tuple[Callable[[Any], None], Any]] = []
+        self.insert = self.insert_new = store._add
 
-    def insert(self, record: Record, /) -> None:
-        self._store._add(record)
-        self._undo.append((self._forget, record))
-
-    insert_new = insert
-    """``MemoryStore`` writes at once: ``insert_new`` is ``insert`` (the duplicate raised at once)."""
+    def refuse_configuration(
+        self,
+    ) -> tuple[
+        Callable[[Record], None],
+        Callable[[Record], None],
+        Callable[[Callable[[int], OutboxEvent]], None],
+    ]:
+        """
+        From now on, refuse every configuration write of this unit (``TypeError``): it answers
+        configuration reads from a cache, which such a write would leave behind. Return its
+        ``insert``, ``insert_new`` and ``insert_numbered``, which refuse them too (a store's
+        capability: ``slotwise.storage.configuration.CachedUnit`` uses them as its own rather
+        than checking each write itself).
+        """
+        self._store._refusing = True
+        return self.insert, self.insert_new, self.insert_numbered
 
     def insert_numbered(self, numbered: Callable[[int], OutboxEvent], /) -> None:
         """Insert ``numbered(n)``, *n* the next outbox sequence number (see ``batched``)."""
         store = self._store
-        event = numbered(next(store._event_sequence))
-        store._add(event)
-        self._undo.append((self._forget, event))
+        store._add(numbered(next(store._event_sequence)))
 
     def update(self, record: Record, /) -> None:
         store = self._store
+        if store._refusing and type(record) in CONFIGURATION_KINDS:
+            _refused(type(record))
         old = store._table(type(record)).get(record.id)
         if old is None:
             raise NotFound(kind=type(record).__name__, record_id=record.id)
         store._put(record)
-        self._undo.append((store._put, old))
+        store._journal.append((store._put, old))
 
     def delete(self, kind: type[Record], record_id: str, /) -> None:
         store = self._store
+        if store._refusing and kind in CONFIGURATION_KINDS:
+            _refused(kind)
         if record_id not in store._table(kind):
             raise NotFound(kind=kind.__name__, record_id=record_id)
-        self._undo.append((store._restore, store._remove(kind, record_id)))
+        store._journal.append((store._restore, store._remove(kind, record_id)))
 
     def next_sequence(self) -> int:
         return next(self._store._event_sequence)
@@ -318,10 +339,14 @@ class MemoryTransaction(MemoryReader):
 
     def rollback(self) -> None:
         """Undo the unit's writes, newest first: the store is as it was before the unit."""
-        undo = self._undo
+        undo = self._store._journal
         while undo:
             function, argument = undo.pop()
             function(argument)
+
+
+def _refused(kind: type[Any]) -> None:
+    raise TypeError(f"a cached unit of work writes no {kind.__name__} (configuration)")
 
 
 _start_and_id: Final = operator.attrgetter("start", "id")

@@ -162,6 +162,10 @@ class ConfigurationCache:
             held = self._kept(company_id, version)
         if held is not None:
             return held
+        return self._load(reader, company_id, version)
+
+    def _load(self, reader: Reader, company_id: str, version: int) -> Configuration:
+        """Read *company_id*'s configuration, labelled *version* (read first), and hold it."""
         # Read outside the lock: other companies' requests need not wait for this one.
         fresh = Configuration.read(reader, company_id, version, derived=self._derived)
         with self._lock:
@@ -190,8 +194,19 @@ class ConfigurationCache:
         anything, so what it loads is what was committed (decision 49). The version is read
         inside the unit, after its locks: a change committed before that read is seen.
         """
-        held = self.configuration(tx, company_id)
-        return tx if held is None else CachedUnit(tx, held)
+        # configuration(), inline: a booking's one version read, and no other call when the
+        # company is held at that version (every booking but the first after a change).
+        read = getattr(tx, "configuration_version", None)
+        if read is None:
+            return tx
+        version = int(read(company_id))
+        with self._lock:
+            held = self._held.pop(company_id, None)
+            if held is not None and held.version >= version:
+                self._held[company_id] = held  # most recently used last, as _kept keeps it
+        if held is None or held.version != version:
+            held = self._load(tx, company_id, version)
+        return CachedUnit(tx, held)
 
 
 def confirmed(reader: Reader, read: Callable[[], _T]) -> _T:
@@ -406,38 +421,52 @@ class CachedUnit(CachedReader):
     A :class:`~slotwise.storage.protocol.Transaction` whose configuration reads come from a
     :class:`Configuration`; writes go to the unit of work. It refuses configuration writes:
     the configuration it answers from would no longer be the unit's.
+
+    On a store whose unit offers ``refuse_configuration()`` (``MemoryStore``), the unit itself
+    refuses them from then on, and this unit's ``insert``, ``insert_new`` and ``insert_numbered``
+    are the three write methods it returns (no call of this class between a booking and its
+    store).
     """
 
+    insert: Callable[[Record], None]
+    insert_new: Callable[[Record], None]
+    """The store's ``insert_new`` (see :func:`slotwise.storage.batched.insert_new`)."""
+    insert_numbered: Callable[[Callable[[int], OutboxEvent]], None]
+    """The store's ``insert_numbered`` (see :func:`slotwise.storage.batched.insert_numbered`)."""
+
     def __init__(self, tx: Transaction, configuration: Configuration) -> None:
-        super().__init__(tx, configuration)
-        self._tx = tx
-        # The store's own ``insert_new`` (or plain ``insert``) and ``insert_numbered``, found
-        # once per unit: a booking inserts three records, one of them numbered.
-        self._insert_new: Callable[[Record], None] = getattr(tx, "insert_new", None) or tx.insert
-        self._insert_numbered: Callable[[Callable[[int], OutboxEvent]], None] | None = getattr(
-            tx, "insert_numbered", None
-        )
+        # CachedReader's attributes, set here (no super() call: one per booking).
+        self._reader = self._tx = tx
+        self._configuration = configuration
+        self._unconfirmed = False
+        refusing = getattr(tx, "refuse_configuration", None)
+        if refusing is not None:
+            self.insert, self.insert_new, self.insert_numbered = refusing()
+        else:
+            self.insert = self._checked_insert
+            self.insert_new = self._checked_insert_new
+            self.insert_numbered = self._numbered
+            # The store's own ``insert_new`` (or plain ``insert``), found once per unit.
+            self._insert_new: Callable[[Record], None] = (
+                getattr(tx, "insert_new", None) or tx.insert
+            )
 
     def _writable(self, kind: type[Any]) -> None:
         if kind in CONFIGURATION_KINDS:
             raise TypeError(f"a cached unit of work writes no {kind.__name__} (configuration)")
 
-    def insert(self, record: Record, /) -> None:
+    def _checked_insert(self, record: Record, /) -> None:
         self._writable(type(record))
         self._tx.insert(record)
 
-    def insert_new(self, record: Record, /) -> None:
-        """The store's ``insert_new`` (see :func:`slotwise.storage.batched.insert_new`)."""
+    def _checked_insert_new(self, record: Record, /) -> None:
         if type(record) in CONFIGURATION_KINDS:
             self._writable(type(record))
         self._insert_new(record)
 
-    def insert_numbered(self, numbered: Callable[[int], OutboxEvent], /) -> None:
-        """The store's ``insert_numbered`` (see :func:`slotwise.storage.batched.insert_numbered`)."""
-        if self._insert_numbered is None:
-            insert_numbered(self._tx, numbered)
-        else:
-            self._insert_numbered(numbered)
+    def _numbered(self, numbered: Callable[[int], OutboxEvent], /) -> None:
+        # An outbox event is no configuration: nothing to refuse.
+        insert_numbered(self._tx, numbered)
 
     def update(self, record: Record, /) -> None:
         self._writable(type(record))

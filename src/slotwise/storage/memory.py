@@ -58,17 +58,15 @@ class MemoryStore(MemoryTables):
         return _MemoryUnit(self)
 
 
-class _MemoryUnit:
+class _MemoryUnit(MemoryTransaction):
     """
-    One ``MemoryStore.transaction()``: the store's lock held from ``__enter__`` to ``__exit__``,
-    the unit's writes undone when it raises (a class: every booking opens one, and a
-    generator-based context manager costs several more Python calls).
+    One ``MemoryStore.transaction()``, its own unit of work: the store's lock held from
+    ``__enter__`` to ``__exit__``, the unit's writes undone when it raises (a class, and the
+    transaction itself: every booking opens one, and a generator-based context manager, or a
+    second object, costs more Python calls).
     """
 
-    __slots__ = ("_store", "_tx")
-
-    def __init__(self, store: MemoryStore) -> None:
-        self._store = store
+    _store: MemoryStore
 
     def __enter__(self) -> MemoryTransaction:
         store = self._store
@@ -77,8 +75,10 @@ class _MemoryUnit:
             store._lock.release()
             raise StoreError("MemoryStore does not support nested transactions")
         store._local.active = True
-        tx = self._tx = MemoryTransaction(store)
-        return tx
+        # The lock is held: the store's journal is this unit's from here on.
+        store._journal = []
+        store._refusing = False
+        return self
 
     def __exit__(
         self,
@@ -89,7 +89,9 @@ class _MemoryUnit:
         store = self._store
         try:
             if kind is not None:
-                self._tx.rollback()
+                self.rollback()
         finally:
+            store._journal = []  # the records written are the store's now, not the journal's
+            store._refusing = False
             store._local.active = False
             store._lock.release()

@@ -31,6 +31,7 @@ from slotwise.storage.batched import insert_numbered
 from slotwise.storage.protocol import Transaction
 
 __all__ = [
+    "append_appointment_event",
     "append_event",
     "appointment_payload",
     "customer_data",
@@ -162,6 +163,39 @@ def deferred_appointment_payload(
     return DeferredPayload(_payload_of, appointment, customer, tuple(resources), previous)
 
 
+def append_appointment_event(
+    tx: Transaction,
+    ids: IdGenerator,
+    now: datetime,
+    trigger: Trigger,
+    appointment: Appointment,
+    customer: Customer | None,
+    resources: Iterable[Resource],
+    previous: Appointment | None,
+    /,
+) -> None:
+    """
+    Insert *trigger*'s event of *appointment* in *tx*, as :func:`append_event` with the
+    appointment's company, location and id and its :func:`deferred_appointment_payload`
+    (one call for what every booking appends: no keywords, no second function).
+    """
+    numbered = functools.partial(
+        _new_event,
+        ids.new_id(),
+        appointment.company_id,
+        appointment.location_id,
+        trigger,
+        appointment.id,
+        DeferredPayload(_payload_of, appointment, customer, tuple(resources), previous),
+        now,
+    )
+    number_at_insert = getattr(tx, "insert_numbered", None)
+    if number_at_insert is not None:
+        number_at_insert(numbered)
+    else:
+        insert_numbered(tx, numbered)
+
+
 def append_event(
     tx: Transaction,
     *,
@@ -188,7 +222,12 @@ def append_event(
     numbered = functools.partial(
         _new_event, ids.new_id(), company_id, location_id, trigger, entity_id, payload, now
     )
-    insert_numbered(tx, numbered)  # may ride with the unit's COMMIT
+    # batched.insert_numbered, inline (every booking appends an event): may ride with the COMMIT.
+    number_at_insert = getattr(tx, "insert_numbered", None)
+    if number_at_insert is not None:
+        number_at_insert(numbered)
+    else:
+        insert_numbered(tx, numbered)
 
 
 _new_object = object.__new__
