@@ -8,7 +8,7 @@ kept only when accepted.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
-from typing import Any
+from typing import Any, Literal, get_args
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -26,6 +26,8 @@ HINTS = [
     (str | None, "booked_by"),
     (datetime, "start"),
     (datetime | None, "end"),
+    (Literal["IN", "BK", "RS"] | None, "complete_booking"),
+    (Literal["a", "b"], "mode"),
 ]
 
 
@@ -52,6 +54,7 @@ values = st.one_of(
     st.text(max_size=300),
     st.text(alphabet=st.characters(codec="ascii"), min_size=250, max_size=260),
     st.sampled_from(["", "a\x00b", "\ud800", "é", " ", "x" * 65_537]),
+    st.sampled_from(["IN", "BK", "RS", "a", "b", "bk", "a ", b"a", 1, True]),
     st.datetimes(
         min_value=datetime(1, 1, 2),
         max_value=datetime(9999, 12, 30),
@@ -76,6 +79,18 @@ def test_the_quick_test_serves_everyday_hints_only() -> None:
     """Other hints get the full converter itself, whatever the value."""
     assert _inputs._quick(int, "text", converter(int, name="size")) is None
     assert _inputs._quick(str | int, "text", converter(str | int, name="x")) is None
+    mixed = Literal["a", 1]
+    assert _inputs._quick(mixed, "text", converter(mixed, name="x")) is None
+
+
+def test_a_quick_choice_is_the_declared_choice_itself() -> None:
+    """A text choice passes as the declared object, as the full converter returns it."""
+    hint = Literal["IN", "BK", "RS"]
+    sent = "".join(["B", "K"])  # equal to the declared "BK", another object
+
+    choice = converter(hint | None, name="complete_booking")(sent, "complete_booking")
+
+    assert get_args(hint)[1] is choice
 
 
 def test_a_refused_call_shape_is_refused_every_time() -> None:

@@ -7,22 +7,26 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
+from slotwise.availability.busy import NoBusyTime
 from slotwise.errors import (
     FieldRequired,
     FieldTooLong,
     IdempotencyConflict,
     InvalidChoice,
+    NotAuthenticated,
 )
 from slotwise.model import (
     Appointment,
+    AppointmentStatus,
     Calendar,
     Company,
     Customer,
     LocationSettings,
+    Operation,
     Resource,
     Service,
     Trigger,
@@ -36,6 +40,7 @@ from slotwise.operations.customers import (
     find_customer_by_email,
 )
 from slotwise.operations.locations import settings_in_force
+from slotwise.operations.meetings import NoMeetingLinks
 from slotwise.storage.batched import insert_new, prefetch
 from slotwise.storage.protocol import Transaction
 
@@ -73,6 +78,13 @@ from .fields import check_field_values
 from .transitions import transition
 
 __all__ = ["AppointmentCreation"]
+
+_CREATES: Final[dict[str | None, tuple[Operation, AppointmentStatus]]] = {
+    value: (operation, _kept(transition(None, operation)))
+    for value, operation in _CREATE_OPERATIONS.items()
+}
+"""What each ``complete_booking`` value does: its operation and the status it leads to (read
+from the transition table, which is read-only, once)."""
 
 
 @operations
@@ -167,21 +179,46 @@ class AppointmentCreation(BookingChecks):
             IdempotencyConflict: when the key was used for a different request.
         """
         ctx = self._ctx
-        start, end = _span(start, end)
-        if complete_booking not in _CREATE_OPERATIONS:
+        principal = ctx.caller
+        if principal is None:  # refused by the boundary already; read once for the whole call
+            raise NotAuthenticated()
+        company_id = principal.company_id
+        # What the boundary hands over (UTC instants, in order) needs no conversion.
+        if not (
+            start.__class__ is end.__class__ is datetime
+            and start.tzinfo is end.tzinfo is UTC
+            and start < end
+        ):
+            start, end = _span(start, end)
+        if complete_booking not in _CREATES:
             raise InvalidChoice(
                 field="complete_booking",
                 allowed=(None, "IN", "BK", "RS"),
                 requested=complete_booking,
             )
-        operation = _CREATE_OPERATIONS[complete_booking]
-        status = _kept(transition(None, operation))
-        named = _named(resource_id, resource_ids)
-        details = _Details.of(email=email, name=name, phone=phone)
-        booking_fields = _field_values(
-            appointment_booking_fields, field="appointment_booking_fields"
+        operation, status = _CREATES[complete_booking]
+        # The everyday call names one resource, or none (the round robin picks); _named
+        # splits and checks the rest.
+        if resource_ids == () and (not resource_id or resource_id.__class__ is str):
+            named: tuple[str, ...] = (resource_id,) if resource_id else ()
+        else:
+            named = _named(resource_id, resource_ids)
+        details = (
+            _NO_DETAILS
+            if email is None and name is None and phone is None
+            else _Details.of(email=email, name=name, phone=phone)
         )
-        customer_fields = _field_values(customer_booking_fields, field="customer_booking_fields")
+        # The boundary hands the field values over as tuples: an empty one has none to check.
+        booking_fields = (
+            _field_values(appointment_booking_fields, field="appointment_booking_fields")
+            if appointment_booking_fields
+            else ()
+        )
+        customer_fields = (
+            _field_values(customer_booking_fields, field="customer_booking_fields")
+            if customer_booking_fields
+            else ()
+        )
         # Only a call with a key pays for the request's digest (and its closure).
         fingerprint = (
             None
@@ -208,21 +245,31 @@ class AppointmentCreation(BookingChecks):
             )
         )
         completing = status is not _IN
-        locks = {_resource_lock(rid) for rid in named}
+        locks = set(map(_resource_lock, named))
         if completing and customer_id is None and details.email:
-            locks.add(customer_email_lock(ctx.company_id))
+            locks.add(customer_email_lock(company_id))
         if idempotency_key is not None:
-            locks.add(_idempotency_lock(ctx.company_id, idempotency_key))
-        busy = self._prepare(locks, location_id, service_id, named, start)
+            locks.add(_idempotency_lock(company_id, idempotency_key))
+        # Named resources and no external busy time: _prepare has nothing to read.
+        busy = (
+            None
+            if named and isinstance(ctx.busy_provider, NoBusyTime)
+            else self._prepare(locks, location_id, service_id, named, start)
+        )
 
         def unit(tx: Transaction, held: frozenset[str]) -> Appointment:
             now = ctx.clock.now()
-            # Asked for ahead, the customer rides with the unit's first round trip (PostgreSQL).
-            prefetch(tx, [(Customer, customer_id)])
+            # A store that reads ahead (PostgreSQL) is asked for what the unit will read; for
+            # another, no request is built. Its cached view reads ahead exactly when it does.
+            ahead = getattr(tx, "prefetch", None) is not None
+            if ahead:
+                # The customer rides with the unit's first round trip.
+                prefetch(tx, [(Customer, customer_id)])
             # The configuration (location, service, resources, blocks, booking fields...) from
             # the process's cache when the company's version read here says it is current
-            # (decision 49).
-            tx = ctx.configured_unit(tx)
+            # (decision 49; Context.configured_unit).
+            if ctx.configuration is not None:
+                tx = ctx.configuration.unit(tx, company_id)
             if idempotency_key is not None:
                 existing = self._replayed(tx, idempotency_key, fingerprint)
                 if existing is not None:
@@ -231,15 +278,16 @@ class AppointmentCreation(BookingChecks):
             # Decision 46 as for availability: without a location, a location-scoped service
             # is booked at its own (so a slot is booked as the listing gave it).
             location = ctx.service_location(tx, service, location_id)
-            prefetch(
-                tx,
-                [
-                    (Company, ctx.company_id),
-                    (Calendar, location.primary_calendar_id),
-                    (Customer, customer_id),
-                    *((Resource, resource_id) for resource_id in named),
-                ],
-            )
+            if ahead:
+                prefetch(
+                    tx,
+                    [
+                        (Company, company_id),
+                        (Calendar, location.primary_calendar_id),
+                        (Customer, customer_id),
+                        *((Resource, resource_id) for resource_id in named),
+                    ],
+                )
             _usable_at(service, location)
             resources = self._resources(tx, named, location, service)
             if start < now:
@@ -266,12 +314,16 @@ class AppointmentCreation(BookingChecks):
                 exclude_id=None,
                 busy=busy,
             )
-            _require_resource_locks(taken, held)
-            if completing and customer is None and _linkable(details.email):
+            # The named resources' locks were taken with the unit; others (a round robin's
+            # pick) may be needed.
+            if taken != named:
+                _require_resource_locks(taken, held)
+            # Decisions 19 and 34: a BK/RS booking without a customer finds or makes one by
+            # its e-mail, when that is an address.
+            linking = completing and customer is None and _linkable(details.email)
+            if linking:
                 assert details.email is not None
-                customer = find_customer_by_email(
-                    tx, company_id=ctx.company_id, email=details.email
-                )
+                customer = find_customer_by_email(tx, company_id=company_id, email=details.email)
             if customer is not None:
                 _check_customer_limits(
                     tx,
@@ -289,7 +341,7 @@ class AppointmentCreation(BookingChecks):
                 details,
                 customer,
                 id=ctx.ids.new_id(),
-                company_id=ctx.company_id,
+                company_id=company_id,
                 location_id=location.id,
                 calendar_id=location.primary_calendar_id,
                 service_id=service.id,
@@ -302,7 +354,7 @@ class AppointmentCreation(BookingChecks):
                 created_at=now,
                 hold_expires_at=None if completing else _hold_expiry(now, settings),
                 last_modified_at=now,
-                last_modified_by=ctx.principal.user,
+                last_modified_by=principal.user,
                 booked_by=booked_by,
                 custom_fields=custom_fields,
                 appointment_booking_fields=booking_fields,
@@ -311,7 +363,7 @@ class AppointmentCreation(BookingChecks):
                 idempotency_fingerprint=fingerprint,
             )
             check_field_values(tx, appointment, completing=completing)
-            if completing and customer is None and _linkable(details.email):
+            if linking and customer is None:
                 customer = self._add_customer(tx, details)
                 # The appointment as built, valid and converted, with its new customer.
                 appointment = trusted_appointment(
@@ -333,7 +385,10 @@ class AppointmentCreation(BookingChecks):
                 _queue_reminders(ctx, tx, appointment, location, now)
             return appointment
 
-        return self._with_meeting_link(self._run(locks, unit))
+        appointment = self._run(locks, unit)
+        if isinstance(ctx.meeting_links, NoMeetingLinks):
+            return appointment  # no link to ask for (_with_meeting_link's first test)
+        return self._with_meeting_link(appointment)
 
     def _replayed(self, tx: Transaction, key: str, fingerprint: str | None) -> Appointment | None:
         """Return the appointment an earlier call with *key* made, if it was the same request."""

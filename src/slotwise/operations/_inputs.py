@@ -159,12 +159,14 @@ def converter(hint: Any, *, name: str, partial: bool = False) -> Converter:
 
 def _quick(hint: Any, mode: Mode, convert: Converter) -> Converter | None:
     """
-    Return *convert* behind a test that passes the everyday values of an id, text or instant
-    argument (optional or not) as they are, or ``None`` for other hints.
+    Return *convert* behind a test that passes the everyday values of an id, text, instant or
+    text-choice (``Literal``) argument (optional or not) as they are, or ``None`` for other
+    hints.
 
     The test only lets through values *convert* returns unchanged (an ASCII string within the
-    limit, without NUL; a UTC datetime within decision 36's years), so anything else meets
-    *convert* itself and its errors: the same result, without a chain of calls per argument.
+    limit, without NUL; a UTC datetime within decision 36's years; one of the choices, as the
+    choice itself), so anything else meets *convert* itself and its errors: the same result,
+    without a chain of calls per argument.
     """
     members = get_args(hint) if get_origin(hint) in (Union, types.UnionType) else (hint,)
     optional = types.NoneType in members
@@ -197,6 +199,23 @@ def _quick(hint: Any, mode: Mode, convert: Converter) -> Converter | None:
             return convert(value, field)
 
         return quick_instant
+    if len(kinds) == 1 and get_origin(kinds[0]) is Literal:
+        # Text choices only: a dict lookup must not take True for 1 (True == 1, equal hashes).
+        choices = get_args(kinds[0])
+        if not all(choice.__class__ is str for choice in choices):
+            return None
+        chosen = {choice: choice for choice in choices}
+
+        def quick_choice(value: Any, field: str) -> Any:
+            if value is None and optional:
+                return None
+            if value.__class__ is str:
+                found = chosen.get(value)
+                if found is not None:
+                    return found
+            return convert(value, field)
+
+        return quick_choice
     return None
 
 
