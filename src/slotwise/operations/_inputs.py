@@ -37,7 +37,7 @@ import itertools
 import types
 import typing
 from collections.abc import Callable, Mapping
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import Any, Final, Literal, NoReturn, Union, get_args, get_origin
 
 import attrs
@@ -49,13 +49,11 @@ from slotwise.errors import (
     SlotwiseError,
     UnexpectedField,
 )
-from slotwise.model._checks import INSTANT_YEARS
 
 from ._partial import Partial, given_whole, placed
+from ._quick import quick as _quick
 from ._values import (
-    ID_MAX,
     ITEMS_MAX,
-    TEXT_MAX,
     Converter,
     WrongKind,
     anything,
@@ -66,6 +64,7 @@ from ._values import (
     instance_of,
     integer,
     json_object,
+    key_name,
     literal_of,
     none,
     number,
@@ -155,68 +154,6 @@ def converter(hint: Any, *, name: str, partial: bool = False) -> Converter:
             raise InvalidFormat(field=field, expected=wrong.expected, value=value) from None
 
     return _quick(hint, mode, convert) or convert
-
-
-def _quick(hint: Any, mode: Mode, convert: Converter) -> Converter | None:
-    """
-    Return *convert* behind a test that passes the everyday values of an id, text, instant or
-    text-choice (``Literal``) argument (optional or not) as they are, or ``None`` for other
-    hints.
-
-    The test only lets through values *convert* returns unchanged (an ASCII string within the
-    limit, without NUL; a UTC datetime within decision 36's years; one of the choices, as the
-    choice itself), so anything else meets *convert* itself and its errors: the same result,
-    without a chain of calls per argument.
-    """
-    members = get_args(hint) if get_origin(hint) in (Union, types.UnionType) else (hint,)
-    optional = types.NoneType in members
-    kinds = [member for member in members if member is not types.NoneType]
-    if kinds == [str]:
-        limit = ID_MAX if mode == "id" else TEXT_MAX
-        low = 1 if mode == "id" else 0
-
-        def quick_text(value: Any, field: str) -> Any:
-            if value is None and optional:
-                return None
-            if (
-                value.__class__ is str
-                and low <= len(value) <= limit
-                and value.isascii()
-                and "\x00" not in value
-            ):
-                return value
-            return convert(value, field)
-
-        return quick_text
-    if kinds == [datetime]:
-        first, last = INSTANT_YEARS
-
-        def quick_instant(value: Any, field: str) -> Any:
-            if value is None and optional:
-                return None
-            if value.__class__ is datetime and value.tzinfo is UTC and first <= value.year <= last:
-                return value
-            return convert(value, field)
-
-        return quick_instant
-    if len(kinds) == 1 and get_origin(kinds[0]) is Literal:
-        # Text choices only: a dict lookup must not take True for 1 (True == 1, equal hashes).
-        choices = get_args(kinds[0])
-        if not all(choice.__class__ is str for choice in choices):
-            return None
-        chosen = {choice: choice for choice in choices}
-
-        def quick_choice(value: Any, field: str) -> Any:
-            if value is None and optional:
-                return None
-            if value.__class__ is str:
-                found = chosen.get(value)
-                if found is not None:
-                    return found
-            return convert(value, field)
-
-        return quick_choice
-    return None
 
 
 _cache: dict[tuple[Any, Mode, bool], Converter] = {}
@@ -480,7 +417,7 @@ def _record(kind: type, partial: bool) -> Converter:
         allowed = [alias for _, alias, _ in fields]
         for key in value:
             if not isinstance(key, str) or key not in allowed:
-                raise UnexpectedField(field=f"{field}.{_key_name(key)}", allowed=allowed)
+                raise UnexpectedField(field=f"{field}.{key_name(key)}", allowed=allowed)
         if not partial:
             for alias in sorted(required - set(value)):
                 raise FieldRequired(field=f"{field}.{alias}")
@@ -549,22 +486,10 @@ def _typed_dict(kind: type) -> Converter:
                     else None
                 )
                 raise UnexpectedField(
-                    field=f"{field}.{_key_name(key)}", allowed=allowed, reason=reason
+                    field=f"{field}.{key_name(key)}", allowed=allowed, reason=reason
                 )
         for key in sorted(required - set(value)):
             raise FieldRequired(field=f"{field}.{key}")
         return {key: keys[key](item, f"{field}.{key}") for key, item in value.items()}
 
     return convert
-
-
-def _key_name(key: object) -> str:
-    """Return a mapping key as it may appear in an error's field name (short, printable)."""
-    if isinstance(key, str) and len(key) <= 60 and key.isprintable():
-        return key
-    return f"[{_shown_key(key)}]"
-
-
-def _shown_key(key: object) -> str:
-    text = repr(key) if not isinstance(key, str) else repr(key[:40])
-    return text if len(text) <= 60 else text[:57] + "..."
