@@ -120,12 +120,16 @@ def trusted_constructor(
             parameters.append(f"{name}=_default_{name}")
             if wanted is not None and name not in wanted:
                 value = f"_default_{name}"
-        if wanted is not None and name in wanted:
-            read.append(f"    {name} = values[{name!r}]")
-            wanted.discard(name)
-        if name in keep and value == name:
-            names[f"_keep_{name}"] = keep.pop(name)
-            value = f"_keep_{name}({name})"
+        given_here = wanted is not None and name in wanted
+        if given_here:
+            wanted.discard(name)  # type: ignore[union-attr]
+            if name in rare_names:  # read once, tested and packed below
+                read.append(f"    {name} = values[{name!r}]")
+            else:
+                value = f"values[{name!r}]"
+        if name in keep and (value == name or given_here):
+            names[f"_keep_{name}"] = keep[name]
+            value = f"_keep_{name}({value})"
         keep.pop(name, None)
         if name in rare_names:
             if value == name:  # a rare field left out keeps its default, None: not in _rare
