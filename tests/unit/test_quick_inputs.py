@@ -8,7 +8,7 @@ kept only when accepted.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
-from typing import Any
+from typing import Any, Literal, get_args
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from slotwise import SlotwiseError
 from slotwise.operations import _inputs
 from slotwise.operations._inputs import converter
-from slotwise.operations._quick import quick
 
 HINTS = [
     (str, "service_id"),
@@ -27,6 +26,8 @@ HINTS = [
     (str | None, "booked_by"),
     (datetime, "start"),
     (datetime | None, "end"),
+    (Literal["IN", "BK", "RS"] | None, "complete_booking"),
+    (Literal["a", "b"], "mode"),
 ]
 
 
@@ -40,12 +41,12 @@ def _outcome(convert: Any, value: object) -> tuple[str, object]:
 
 def _full(hint: Any, name: str) -> Any:
     """Return the converter *hint* compiles to without the quick test."""
-    quick = _inputs.quick
+    quick = _inputs._quick
     try:
-        _inputs.quick = lambda *_args: None
+        _inputs._quick = lambda *_args: None  # type: ignore[assignment]
         return converter(hint, name=name)
     finally:
-        _inputs.quick = quick
+        _inputs._quick = quick
 
 
 values = st.one_of(
@@ -53,6 +54,7 @@ values = st.one_of(
     st.text(max_size=300),
     st.text(alphabet=st.characters(codec="ascii"), min_size=250, max_size=260),
     st.sampled_from(["", "a\x00b", "\ud800", "é", " ", "x" * 65_537]),
+    st.sampled_from(["IN", "BK", "RS", "a", "b", "bk", "a ", b"a", 1, True]),
     st.datetimes(
         min_value=datetime(1, 1, 2),
         max_value=datetime(9999, 12, 30),
@@ -75,8 +77,20 @@ def test_the_quick_test_agrees_with_the_full_converter(hint: Any, name: str, val
 
 def test_the_quick_test_serves_everyday_hints_only() -> None:
     """Other hints get the full converter itself, whatever the value."""
-    assert quick(int, False, converter(int, name="size")) is None
-    assert quick(str | int, False, converter(str | int, name="x")) is None
+    assert _inputs._quick(int, "text", converter(int, name="size")) is None
+    assert _inputs._quick(str | int, "text", converter(str | int, name="x")) is None
+    mixed = Literal["a", 1]
+    assert _inputs._quick(mixed, "text", converter(mixed, name="x")) is None
+
+
+def test_a_quick_choice_is_the_declared_choice_itself() -> None:
+    """A text choice passes as the declared object, as the full converter returns it."""
+    hint = Literal["IN", "BK", "RS"]
+    sent = "".join(["B", "K"])  # equal to the declared "BK", another object
+
+    choice = converter(hint | None, name="complete_booking")(sent, "complete_booking")
+
+    assert get_args(hint)[1] is choice
 
 
 def test_a_refused_call_shape_is_refused_every_time() -> None:

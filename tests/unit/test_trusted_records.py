@@ -29,7 +29,11 @@ from slotwise.model import (
 )
 from slotwise.model._shared import _SEEN
 from slotwise.model._trusted import is_record_instant, trusted_constructor
-from slotwise.model.appointments import stored_custom_fields, trusted_appointment
+from slotwise.model.appointments import (
+    stored_custom_fields,
+    trusted_appointment,
+    trusted_appointment_builder,
+)
 from slotwise.model.events import trusted_audit_entry
 from slotwise.storage.memory import MemoryStore
 from slotwise.testing import SequentialIds
@@ -135,6 +139,27 @@ class TestTrustedAppointment:
         assert validated == rebuilt
         assert repr(validated) == repr(rebuilt)
 
+    @given(appointment_values(), st.data())
+    def test_a_mapping_of_some_fields_gives_the_same_record(
+        self, values: dict[str, Any], data: st.DataObject
+    ):
+        """Built from a mapping of some fields (the others at their defaults), the record is the one
+        the validating constructor builds from those fields."""
+        optional = sorted(
+            field.name for field in attrs.fields(Appointment) if field.default is not attrs.NOTHING
+        )
+        left_out = data.draw(
+            st.sets(st.sampled_from(optional).filter(lambda name: name != "custom_fields"))
+        )
+        given_values = {name: value for name, value in values.items() if name not in left_out}
+        validated = Appointment(**given_values)
+
+        trusted = trusted_appointment_builder(tuple(given_values))(_trusted_values(given_values))
+
+        assert validated == trusted
+        assert repr(validated) == repr(trusted)
+        assert validated._rare == trusted._rare  # type: ignore[attr-defined]
+
     def test_defaults_are_the_validating_constructors(self):
         """Fields left out take the values the validating constructor stores for them."""
         required: dict[str, Any] = {
@@ -219,6 +244,15 @@ class TestTrustedConstructor:
         """A record whose post-init hook checks something gets no trusted constructor."""
         with pytest.raises(TypeError, match="__attrs_post_init__"):
             trusted_constructor(Principal)
+
+    def test_a_mapping_constructor_refuses_unknown_or_missing_fields(self):
+        """Given fields must be the record's, and must include those with a factory default."""
+        everything = tuple(field.name for field in attrs.fields(Appointment))
+        with pytest.raises(TypeError, match="no fields"):
+            trusted_constructor(Appointment, given=(*everything, "colour"))
+        all_but_one = tuple(name for name in everything if name != "custom_fields")
+        with pytest.raises(TypeError, match="custom_fields has no plain default"):
+            trusted_constructor(Appointment, given=all_but_one)
 
     def test_refuses_unknown_kept_conversions(self):
         """A conversion kept for a field the record does not have is a mistake, refused."""

@@ -87,13 +87,16 @@ class _Relock(Exception):
         self.locks = frozenset(locks)
 
 
-def _resource_lock(resource_id: str) -> str:
-    return f"resource:{resource_id}"
+_resource_lock: Callable[[str], str] = "resource:{}".format
+"""
+Return the lock of one resource's appointments (``resource:<id>``): a method of ``str``, so
+``set(map(_resource_lock, ids))`` makes a call's locks without a Python call per id.
+"""
 
 
 def _require_resource_locks(resource_ids: Iterable[str], held: frozenset[str]) -> None:
     """Raise ``_Relock`` unless the unit of work holds the lock of every one of *resource_ids*."""
-    needed = {_resource_lock(rid) for rid in resource_ids}
+    needed = set(map(_resource_lock, resource_ids))
     if not needed <= held:
         raise _Relock(needed)
 

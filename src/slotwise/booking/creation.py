@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Final
 
 import attrs
 
+from slotwise.availability.busy import NoBusyTime
 from slotwise.errors import (
     FieldRequired,
     FieldTooLong,
@@ -19,23 +20,25 @@ from slotwise.errors import (
 )
 from slotwise.model import (
     Appointment,
+    AppointmentStatus,
     Calendar,
     Company,
     Customer,
     LocationSettings,
+    Operation,
     Resource,
     Service,
     Trigger,
 )
-from slotwise.model._checks import INSTANT_YEARS
-from slotwise.model._trusted import check_sent
-from slotwise.model.appointments import stored_custom_fields, trusted_appointment
+from slotwise.model.appointments import trusted_appointment
 from slotwise.operations._boundary import operations
+from slotwise.operations._context import Context
 from slotwise.operations.customers import (
     customer_email_lock,
     find_customer_by_email,
 )
 from slotwise.operations.locations import settings_in_force
+from slotwise.operations.meetings import NoMeetingLinks
 from slotwise.storage.batched import insert_new, prefetch
 from slotwise.storage.protocol import Transaction
 
@@ -58,11 +61,11 @@ from ._base import (
     _resource_lock,
     _span,
 )
+from ._new_record import new_appointment
 from .checks import (
     BookingChecks,
     _check_customer_limits,
     _check_group_size,
-    _customer_fields,
     _linkable,
     _usable_at,
 )
@@ -73,6 +76,13 @@ from .fields import check_field_values
 from .transitions import transition
 
 __all__ = ["AppointmentCreation"]
+
+_CREATES: Final[dict[str | None, tuple[Operation, AppointmentStatus]]] = {
+    value: (operation, _kept(transition(None, operation)))
+    for value, operation in _CREATE_OPERATIONS.items()
+}
+"""What each ``complete_booking`` value does: its operation and the status it leads to (read
+from the transition table, which is read-only, once)."""
 
 
 @operations
@@ -167,21 +177,41 @@ class AppointmentCreation(BookingChecks):
             IdempotencyConflict: when the key was used for a different request.
         """
         ctx = self._ctx
-        start, end = _span(start, end)
-        if complete_booking not in _CREATE_OPERATIONS:
+        principal = ctx.principal  # read once for the whole call
+        company_id = principal.company_id
+        # What the boundary hands over (UTC instants, in order) needs no conversion.
+        if not (
+            start.__class__ is end.__class__ is datetime
+            and start.tzinfo is end.tzinfo is UTC
+            and start < end
+        ):
+            start, end = _span(start, end)
+        if complete_booking not in _CREATES:
             raise InvalidChoice(
                 field="complete_booking",
                 allowed=(None, "IN", "BK", "RS"),
                 requested=complete_booking,
             )
-        operation = _CREATE_OPERATIONS[complete_booking]
-        status = _kept(transition(None, operation))
-        named = _named(resource_id, resource_ids)
-        details = _Details.of(email=email, name=name, phone=phone)
-        booking_fields = _field_values(
-            appointment_booking_fields, field="appointment_booking_fields"
+        operation, status = _CREATES[complete_booking]
+        # The everyday call names one resource or none; _named splits and checks the rest.
+        if resource_ids == () and (not resource_id or resource_id.__class__ is str):
+            named: tuple[str, ...] = (resource_id,) if resource_id else ()
+        else:
+            named = _named(resource_id, resource_ids)
+        details = _NO_DETAILS
+        if email is not None or name is not None or phone is not None:
+            details = _Details.of(email=email, name=name, phone=phone)
+        # The boundary hands the field values over as tuples: an empty one has none to check.
+        booking_fields = (
+            _field_values(appointment_booking_fields, field="appointment_booking_fields")
+            if appointment_booking_fields
+            else ()
         )
-        customer_fields = _field_values(customer_booking_fields, field="customer_booking_fields")
+        customer_fields = (
+            _field_values(customer_booking_fields, field="customer_booking_fields")
+            if customer_booking_fields
+            else ()
+        )
         # Only a call with a key pays for the request's digest (and its closure).
         fingerprint = (
             None
@@ -208,38 +238,47 @@ class AppointmentCreation(BookingChecks):
             )
         )
         completing = status is not _IN
-        locks = {_resource_lock(rid) for rid in named}
+        locks = set(map(_resource_lock, named))
         if completing and customer_id is None and details.email:
-            locks.add(customer_email_lock(ctx.company_id))
+            locks.add(customer_email_lock(company_id))
         if idempotency_key is not None:
-            locks.add(_idempotency_lock(ctx.company_id, idempotency_key))
-        busy = self._prepare(locks, location_id, service_id, named, start)
+            locks.add(_idempotency_lock(company_id, idempotency_key))
+        # Named resources and no external busy time: _prepare has nothing to read.
+        busy = (
+            None
+            if named and isinstance(ctx.busy_provider, NoBusyTime)
+            else self._prepare(locks, location_id, service_id, named, start)
+        )
 
         def unit(tx: Transaction, held: frozenset[str]) -> Appointment:
             now = ctx.clock.now()
-            # Asked for ahead, the customer rides with the unit's first round trip (PostgreSQL).
-            prefetch(tx, [(Customer, customer_id)])
-            # The configuration (location, service, resources, blocks, booking fields...) from
-            # the process's cache when the company's version read here says it is current
-            # (decision 49).
-            tx = ctx.configured_unit(tx)
+            # A store that reads ahead (PostgreSQL; its cached view does exactly when it does) is
+            # asked for what the unit reads: the customer rides with the first round trip.
+            ahead = getattr(tx, "prefetch", None) is not None
+            if ahead:
+                prefetch(tx, [(Customer, customer_id)])
+            # The configuration (location, service, resources, blocks, booking fields...) from the
+            # cache when the company's version read here says it is current (decision 49).
+            if ctx.configuration is not None:
+                tx = ctx.configuration.unit(tx, company_id)
             if idempotency_key is not None:
-                existing = self._replayed(tx, idempotency_key, fingerprint)
+                existing = _replayed(ctx, tx, idempotency_key, fingerprint)
                 if existing is not None:
                     return existing
             service = ctx.owned(tx, Service, service_id, field="service_id")
             # Decision 46 as for availability: without a location, a location-scoped service
             # is booked at its own (so a slot is booked as the listing gave it).
             location = ctx.service_location(tx, service, location_id)
-            prefetch(
-                tx,
-                [
-                    (Company, ctx.company_id),
-                    (Calendar, location.primary_calendar_id),
-                    (Customer, customer_id),
-                    *((Resource, resource_id) for resource_id in named),
-                ],
-            )
+            if ahead:
+                prefetch(
+                    tx,
+                    [
+                        (Company, company_id),
+                        (Calendar, location.primary_calendar_id),
+                        (Customer, customer_id),
+                        *((Resource, resource_id) for resource_id in named),
+                    ],
+                )
             _usable_at(service, location)
             resources = self._resources(tx, named, location, service)
             if start < now:
@@ -248,10 +287,10 @@ class AppointmentCreation(BookingChecks):
             customer = None
             if customer_id is not None:
                 customer = ctx.owned(tx, Customer, customer_id, field="customer_id")
-            if completing:
-                self._check_details(tx, customer, details)
-            else:
+            if not completing:
                 self._check_email(tx, details.email)
+            elif customer is None or details.email is not None:  # else nothing to check
+                self._check_details(tx, customer, details)
             settings = settings_in_force(tx, location)
             taken = self._check_slot(
                 tx,
@@ -266,13 +305,20 @@ class AppointmentCreation(BookingChecks):
                 exclude_id=None,
                 busy=busy,
             )
-            _require_resource_locks(taken, held)
-            if completing and customer is None and _linkable(details.email):
+            # The named resources' locks came with the unit; a round robin's pick may need more.
+            if taken != named:
+                _require_resource_locks(taken, held)
+            # Decisions 19 and 34: a BK/RS booking without a customer finds or makes one by e-mail.
+            linking = completing and customer is None and _linkable(details.email)
+            if linking:
                 assert details.email is not None
-                customer = find_customer_by_email(
-                    tx, company_id=ctx.company_id, email=details.email
-                )
-            if customer is not None:
+                customer = find_customer_by_email(tx, company_id=company_id, email=details.email)
+            # Decision 10's limits, when one is set (_check_customer_limits' own first test).
+            if customer is not None and (
+                settings.customer_bookings_per_day
+                or service.max_booking_limit
+                or service.max_resource_booking_limit
+            ):
                 _check_customer_limits(
                     tx,
                     customer_id=customer.id,
@@ -285,33 +331,35 @@ class AppointmentCreation(BookingChecks):
                     exclude_id=None,
                 )
             # Every check passed and the record validates: only now does anything get written.
-            appointment = _new_appointment(
+            appointment = new_appointment(
                 details,
                 customer,
-                id=ctx.ids.new_id(),
-                company_id=ctx.company_id,
-                location_id=location.id,
-                calendar_id=location.primary_calendar_id,
-                service_id=service.id,
-                resource_ids=taken,
-                customer_id=customer.id if customer is not None else None,
-                status=status,
-                start=start,
-                end=end,
-                group_size=size,
-                created_at=now,
-                hold_expires_at=None if completing else _hold_expiry(now, settings),
-                last_modified_at=now,
-                last_modified_by=ctx.principal.user,
-                booked_by=booked_by,
-                custom_fields=custom_fields,
-                appointment_booking_fields=booking_fields,
-                customer_booking_fields=customer_fields,
-                idempotency_key=idempotency_key,
-                idempotency_fingerprint=fingerprint,
+                {
+                    "id": ctx.ids.new_id(),
+                    "company_id": company_id,
+                    "location_id": location.id,
+                    "calendar_id": location.primary_calendar_id,
+                    "service_id": service.id,
+                    "resource_ids": taken,
+                    "customer_id": customer.id if customer is not None else None,
+                    "status": status,
+                    "start": start,
+                    "end": end,
+                    "group_size": size,
+                    "created_at": now,
+                    "hold_expires_at": None if completing else _hold_expiry(now, settings),
+                    "last_modified_at": now,
+                    "last_modified_by": principal.user,
+                    "booked_by": booked_by,
+                    "custom_fields": custom_fields,
+                    "appointment_booking_fields": booking_fields,
+                    "customer_booking_fields": customer_fields,
+                    "idempotency_key": idempotency_key,
+                    "idempotency_fingerprint": fingerprint,
+                },
             )
             check_field_values(tx, appointment, completing=completing)
-            if completing and customer is None and _linkable(details.email):
+            if linking and customer is None:
                 customer = self._add_customer(tx, details)
                 # The appointment as built, valid and converted, with its new customer.
                 appointment = trusted_appointment(
@@ -333,17 +381,23 @@ class AppointmentCreation(BookingChecks):
                 _queue_reminders(ctx, tx, appointment, location, now)
             return appointment
 
-        return self._with_meeting_link(self._run(locks, unit))
+        appointment = self._run(locks, unit)
+        if isinstance(ctx.meeting_links, NoMeetingLinks):
+            return appointment  # no link to ask for (_with_meeting_link's first test)
+        return self._with_meeting_link(appointment)
 
-    def _replayed(self, tx: Transaction, key: str, fingerprint: str | None) -> Appointment | None:
-        """Return the appointment an earlier call with *key* made, if it was the same request."""
-        existing = tx.appointment_by_idempotency_key(self._ctx.company_id, key)
-        if existing is None:
-            return None
-        self._ctx.owned(tx, Appointment, existing.id, field="idempotency_key")
-        if existing.idempotency_fingerprint != fingerprint:
-            raise IdempotencyConflict(key=key, appointment_id=existing.id)
-        return existing
+
+def _replayed(
+    ctx: Context, tx: Transaction, key: str, fingerprint: str | None
+) -> Appointment | None:
+    """Return the appointment an earlier call with *key* made, if it was the same request."""
+    existing = tx.appointment_by_idempotency_key(ctx.company_id, key)
+    if existing is None:
+        return None
+    ctx.owned(tx, Appointment, existing.id, field="idempotency_key")
+    if existing.idempotency_fingerprint != fingerprint:
+        raise IdempotencyConflict(key=key, appointment_id=existing.id)
+    return existing
 
 
 def _request_fingerprint(
@@ -366,61 +420,3 @@ def _request_fingerprint(
 def _hold_expiry(now: datetime, settings: LocationSettings) -> datetime:
     """Decision 19: a hold counts for the location's booking timer, added in UTC."""
     return now + timedelta(minutes=settings.booking_timer_mins)
-
-
-# The customer's details an appointment keeps, in its constructor's (validators') order.
-_DETAIL_FIELDS = (
-    "email",
-    "first_name",
-    "last_name",
-    "phone",
-    "phone_type",
-    "phone_ext",
-    "customer_message",
-)
-
-
-def _new_appointment(details: _Details, customer: Customer | None, **values: Any) -> Appointment:
-    """
-    Build a new appointment from *values*, and the details sent or else the customer's own.
-
-    Everything but what the caller sent is known valid: the operation's checks made the times
-    (aware UTC, ordered), the group size and the status; ids come from stored records and the
-    id source; the customer's details from its stored record, whose validators are at least as
-    strict as the appointment's. Those are not checked again (``trusted_appointment``). What
-    the caller sent and nothing checked yet (custom fields, ``booked_by``, the details) goes
-    through the appointment's own converter and validators, in its constructor's order, so a
-    bad value is refused with the same error. Instants the clock handed over in another form
-    (another zone, a ``datetime`` subclass, years off decision 36's) take the validating
-    constructor, which converts or refuses them as it always did.
-    """
-    values.update(_customer_fields(customer, details))
-    now, start, end, hold = (
-        values["created_at"],
-        values["start"],
-        values["end"],
-        values["hold_expires_at"],
-    )
-    # is_record_instant for the four, inlined (a call each was a fifth of this function): the
-    # start is not before now (create refused it otherwise), the end is after the start and a
-    # hold after now, so only now's lowest year and the end's and hold's highest are left.
-    low, high = INSTANT_YEARS
-    if not (
-        now.__class__ is start.__class__ is end.__class__ is datetime
-        and now.tzinfo is start.tzinfo is end.tzinfo is UTC
-        and low <= now.year
-        and end.year <= high
-        and (hold is None or (hold.__class__ is datetime and hold.year <= high))
-    ):
-        return Appointment(**values)
-    # The constructor converts first (custom fields), then validates in field order.
-    values["custom_fields"] = stored_custom_fields(values["custom_fields"])
-    if values["booked_by"] is not None:
-        check_sent(Appointment, "booked_by", values["booked_by"])
-    if details is not _NO_DETAILS:
-        for name in _DETAIL_FIELDS:
-            value = values[name]
-            # Only a value sent is checked; one the customer record gave is valid already.
-            if value is not None and value is getattr(details, name):
-                check_sent(Appointment, name, value)
-    return trusted_appointment(**values)

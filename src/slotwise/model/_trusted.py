@@ -19,7 +19,7 @@ the record is in its trusted constructor too.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from datetime import UTC, datetime
 from types import MemberDescriptorType
 from typing import Any, TypeVar
@@ -69,7 +69,10 @@ def _slot_setter(cls: type, name: str) -> Any:
 
 
 def trusted_constructor(
-    cls: type[R], *, keep: Mapping[str, Callable[[Any], Any]] | None = None
+    cls: type[R],
+    *,
+    keep: Mapping[str, Callable[[Any], Any]] | None = None,
+    given: Collection[str] | None = None,
 ) -> Callable[..., R]:
     """
     Return a function building a *cls* record from its fields' stored values, unchecked.
@@ -79,16 +82,25 @@ def trusted_constructor(
     once, here); a field with a factory default must be given. *keep* maps field names to the
     conversions still applied to a given value (memory sharing, never a check).
 
+    With *given*, the function takes one mapping instead, ``build(values)``, holding exactly
+    the fields named in *given* (every other field gets its default, as above): for a caller
+    with more values than a call should carry by keyword (CPython 3.11 passes more than 15
+    keywords through a dictionary, and matches each against the parameters), it reads each one
+    with a subscript.
+
     Raises:
         TypeError: when *cls* is not a slotted attrs class whose slots are its fields (plus
-            ``__weakref__`` and a rare-fields base's ``_rare``), or has a post-init hook.
+            ``__weakref__`` and a rare-fields base's ``_rare``), or has a post-init hook; or
+            when *given* names no field, or leaves out one with a factory default.
     """
     keep = dict(keep or {})
+    wanted = None if given is None else set(given)
     if hasattr(cls, "__attrs_post_init__"):
         raise TypeError(f"{cls.__name__} has __attrs_post_init__: no trusted constructor")
     rare_names: frozenset[str] = getattr(cls, "rare_names", frozenset())
     names = {"_cls": cls, "_new": object.__new__}
     parameters: list[str] = []
+    read: list[str] = []
     own: list[str] = []
     slotted: set[str] = set()
     rare: list[str] = []
@@ -96,30 +108,46 @@ def trusted_constructor(
     for field in fields:
         name = field.name
         default = field.default
+        value = name
         if default is attrs.NOTHING or isinstance(default, attrs.Factory):  # type: ignore[arg-type]
             parameters.append(name)
+            if wanted is not None and name not in wanted:
+                raise TypeError(f"{cls.__name__}.{name} has no plain default: it must be given")
         else:
             if field.converter is not None:
                 default = field.converter(default)  # type: ignore[operator]
             names[f"_default_{name}"] = default
             parameters.append(f"{name}=_default_{name}")
-        value = name
-        if name in keep:
-            names[f"_keep_{name}"] = keep.pop(name)
-            value = f"_keep_{name}({name})"
+            if wanted is not None and name not in wanted:
+                value = f"_default_{name}"
+        given_here = wanted is not None and name in wanted
+        if given_here:
+            wanted.discard(name)  # type: ignore[union-attr]
+            if name in rare_names:  # read once, tested and packed below
+                read.append(f"    {name} = values[{name!r}]")
+            else:
+                value = f"values[{name!r}]"
+        if name in keep and (value == name or given_here):
+            names[f"_keep_{name}"] = keep[name]
+            value = f"_keep_{name}({value})"
+        keep.pop(name, None)
         if name in rare_names:
-            rare.append(f"    if {name} is not None:\n        _rare += ({name!r}, {name})")
+            if value == name:  # a rare field left out keeps its default, None: not in _rare
+                rare.append(f"    if {name} is not None:\n        _rare += ({name!r}, {name})")
         else:
             names[f"_set_{name}"] = _slot_setter(cls, name)
             slotted.add(name)
             own.append(f"    _set_{name}(self, {value})")
     if keep:
         raise TypeError(f"no fields {sorted(keep)} in {cls.__name__}")
+    if wanted:
+        raise TypeError(f"no fields {sorted(wanted)} in {cls.__name__}")
     slots = set(getattr(cls, "__slots__", ())) - {"__weakref__"}
     if slots != slotted:
         raise TypeError(f"{cls.__name__}'s slots are not its fields")
-    lines = [f"def build(*, {', '.join(parameters)}):", "    self = _new(_cls)", *own]
-    if rare:
+    signature = f"*, {', '.join(parameters)}" if given is None else "values"
+    lines = [f"def build({signature}):", *read, "    self = _new(_cls)", *own]
+    if rare_names:
         names["_set__rare"] = _slot_setter(cls, "_rare")
         lines += ["    _rare = ()", *rare, "    _set__rare(self, _rare or None)"]
     lines.append("    return self")

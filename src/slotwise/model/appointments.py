@@ -6,7 +6,7 @@ Instants are stored in UTC. How appointments move between statuses is ``slotwise
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -227,9 +227,8 @@ class Appointment(_AppointmentBase):
         return False
 
 
-trusted_appointment = trusted_constructor(
-    Appointment, keep={"resource_ids": shared, "start": shared, "end": shared}
-)
+_KEPT: dict[str, Callable[[Any], Any]] = {"resource_ids": shared, "start": shared, "end": shared}
+trusted_appointment = trusted_constructor(Appointment, keep=_KEPT)
 """
 Build an :class:`Appointment` from valid, converted values without checking them again (see
 ``_trusted``): ``start``/``end`` aware UTC instants within decision 36's years, the end after
@@ -237,3 +236,14 @@ the start, ``resource_ids`` a tuple of ids, ``status`` a member, ``custom_fields
 ``check_custom_fields`` returns it. The instants and resources are still shared with equal
 ones, as the validating constructor shares them.
 """
+
+
+def trusted_appointment_builder(
+    given: Collection[str],
+) -> Callable[[Mapping[str, Any]], Appointment]:
+    """
+    Return :data:`trusted_appointment` as a function of one mapping holding exactly the fields
+    *given* (the others get their defaults): for a caller that sets most fields, whose keyword
+    call would cost more than the record (see ``_trusted``). The same values are required.
+    """
+    return trusted_constructor(Appointment, keep=_KEPT, given=given)

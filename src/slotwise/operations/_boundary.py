@@ -163,13 +163,14 @@ class _Declaration:
             if len(self.shapes) < _SHAPES_KEPT:
                 self.shapes[shape] = plan
         by_position, by_key = plan
-        converted_args = [
-            convert(value, name) for (name, convert), value in zip(by_position, args, strict=True)
-        ]
-        converted_kwargs = {
-            key: convert(value, key)
-            for (key, convert), value in zip(by_key, kwargs.values(), strict=True)
-        }
+        # Loops, not comprehensions: in CPython 3.11 a comprehension is a call of its own, and
+        # every call of every operation passes here.
+        converted_args = []
+        for (name, convert), value in zip(by_position, args, strict=True):
+            converted_args.append(convert(value, name))
+        converted_kwargs = {}
+        for (key, convert), value in zip(by_key, kwargs.values(), strict=True):
+            converted_kwargs[key] = convert(value, key)
         return converted_args, converted_kwargs
 
     def _plan(self, count: int, kwargs: Mapping[str, Any]) -> _Plan:

@@ -51,7 +51,7 @@ from slotwise.errors import (
 )
 
 from ._partial import Partial, given_whole, placed
-from ._quick import optional, quick
+from ._quick import quick as _quick
 from ._values import (
     ITEMS_MAX,
     Converter,
@@ -64,6 +64,7 @@ from ._values import (
     instance_of,
     integer,
     json_object,
+    key_name,
     literal_of,
     none,
     number,
@@ -140,7 +141,8 @@ def converter(hint: Any, *, name: str, partial: bool = False) -> Converter:
         TypeError: when slotwise has no rule for *hint* (a declaration bug, found at the first
             call of the operation).
     """
-    inner = _compile(hint, mode := id_mode(name), partial)
+    mode = id_mode(name)
+    inner = _compile(hint, mode, partial)
 
     def convert(value: Any, field: str) -> Any:
         # _item, inlined: every argument of every call passes here.
@@ -151,7 +153,7 @@ def converter(hint: Any, *, name: str, partial: bool = False) -> Converter:
                 raise FieldRequired(field=field) from None
             raise InvalidFormat(field=field, expected=wrong.expected, value=value) from None
 
-    return quick(hint, mode == "id", convert) or convert
+    return _quick(hint, mode, convert) or convert
 
 
 _cache: dict[tuple[Any, Mode, bool], Converter] = {}
@@ -241,7 +243,13 @@ def _union(members: tuple[Any, ...], mode: Mode, partial: bool) -> Converter:
     ]
 
     if takes_none and len(options) == 1:
-        return optional(options[0])  # "X | None", the common union: no list of expectations
+        # "X | None", the most common union: no list of what each option expected.
+        (only,) = options
+
+        def convert_optional(value: Any, field: str) -> Any:
+            return None if value is None else only(value, field)
+
+        return convert_optional
 
     def convert(value: Any, field: str) -> Any:
         if value is None and takes_none:
@@ -409,7 +417,7 @@ def _record(kind: type, partial: bool) -> Converter:
         allowed = [alias for _, alias, _ in fields]
         for key in value:
             if not isinstance(key, str) or key not in allowed:
-                raise UnexpectedField(field=f"{field}.{_key_name(key)}", allowed=allowed)
+                raise UnexpectedField(field=f"{field}.{key_name(key)}", allowed=allowed)
         if not partial:
             for alias in sorted(required - set(value)):
                 raise FieldRequired(field=f"{field}.{alias}")
@@ -478,22 +486,10 @@ def _typed_dict(kind: type) -> Converter:
                     else None
                 )
                 raise UnexpectedField(
-                    field=f"{field}.{_key_name(key)}", allowed=allowed, reason=reason
+                    field=f"{field}.{key_name(key)}", allowed=allowed, reason=reason
                 )
         for key in sorted(required - set(value)):
             raise FieldRequired(field=f"{field}.{key}")
         return {key: keys[key](item, f"{field}.{key}") for key, item in value.items()}
 
     return convert
-
-
-def _key_name(key: object) -> str:
-    """Return a mapping key as it may appear in an error's field name (short, printable)."""
-    if isinstance(key, str) and len(key) <= 60 and key.isprintable():
-        return key
-    return f"[{_shown_key(key)}]"
-
-
-def _shown_key(key: object) -> str:
-    text = repr(key) if not isinstance(key, str) else repr(key[:40])
-    return text if len(text) <= 60 else text[:57] + "..."

@@ -37,6 +37,7 @@ __all__ = [
     "instance_of",
     "integer",
     "json_object",
+    "key_name",
     "literal_of",
     "none",
     "number",
@@ -256,3 +257,15 @@ def _too_large(field: str, requested: str) -> NoReturn:
     raise OutOfRange(
         field=field, allowed=f"at most {JSON_BYTES_MAX} bytes as JSON", requested=requested
     )
+
+
+def key_name(key: object) -> str:
+    """Return a mapping key as it may appear in an error's field name (short, printable)."""
+    if isinstance(key, str) and len(key) <= 60 and key.isprintable():
+        return key
+    return f"[{_shown_key(key)}]"
+
+
+def _shown_key(key: object) -> str:
+    text = repr(key) if not isinstance(key, str) else repr(key[:40])
+    return text if len(text) <= 60 else text[:57] + "..."
