@@ -16,6 +16,7 @@ from slotwise.model._checks import (
     check_optional_zone,
     id_list,
 )
+from slotwise.model._trusted import trusted_constructor
 from slotwise.model.catalog import RoundRobin
 
 __all__ = ["AvailabilityQuery", "one_date_query"]
@@ -111,8 +112,8 @@ class AvailabilityQuery:
 
 _MAX_DURATION = 10_080
 """The longest ``duration`` a query takes (its validator's bound)."""
-_new_query = object.__new__
-_set = object.__setattr__
+_trusted_query = trusted_constructor(AvailabilityQuery)
+"""A query from values its converters keep as they are and its validators accept."""
 
 
 def one_date_query(
@@ -147,24 +148,15 @@ def one_date_query(
             round_robin=RoundRobin.NONE if resource_ids else None,
         )
     named = len(resource_ids)
-    query = _new_query(AvailabilityQuery)
-    # Frozen: the fields are set here, once, as attrs' own __init__ sets them.
-    _set(query, "service_id", service_id)
-    _set(query, "start_date", day)
-    _set(query, "end_date", day)
-    _set(query, "location_id", location_id)
-    _set(query, "resource_id", resource_ids[0] if named == 1 else None)
-    # As the converter does: a resource named twice is one resource.
-    _set(query, "resource_ids", tuple(dict.fromkeys(resource_ids)) if named > 1 else ())
-    _set(query, "resource_group_id", None)
-    _set(query, "start_time", None)
-    _set(query, "end_time", None)
-    _set(query, "duration", duration)
-    _set(query, "interval", None)
-    _set(query, "tz_offset", None)
-    _set(query, "timezone_name", None)
-    _set(query, "day_availability", None)
-    _set(query, "first_day_available", False)
-    _set(query, "round_robin", RoundRobin.NONE if named else None)
-    _set(query, "skip_time_past_unavailability", False)
-    return query
+    # Frozen: the fields are set here, once, each by its slot (the others take their defaults).
+    return _trusted_query(
+        service_id=service_id,
+        start_date=day,
+        end_date=day,
+        location_id=location_id,
+        resource_id=resource_ids[0] if named == 1 else None,
+        # As the converter does: a resource named twice is one resource.
+        resource_ids=tuple(dict.fromkeys(resource_ids)) if named > 1 else (),
+        duration=duration,
+        round_robin=RoundRobin.NONE if named else None,
+    )

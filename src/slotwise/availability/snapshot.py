@@ -30,6 +30,7 @@ from slotwise.model import (
     Service,
     ServiceScope,
 )
+from slotwise.model._trusted import trusted_constructor
 from slotwise.storage.batched import appointments_occupying, last_read, windows_touching
 from slotwise.storage.configuration import CachedReader, Configuration
 from slotwise.storage.protocol import Reader
@@ -334,28 +335,24 @@ def read_snapshot(
     # Built as ``Snapshot(...)`` builds it, from the lists and dictionaries made here and held
     # by nothing else (so the read-only views need no copies); the configuration is set once,
     # here only.
-    snapshot = _new_snapshot(Snapshot)
-    _set(snapshot, "company", company)
-    _set(snapshot, "location", location)
-    _set(snapshot, "calendar", calendar)
-    _set(snapshot, "service", service)
-    _set(snapshot, "resources", tuple(resources))
-    _set(snapshot, "settings", settings)
-    _set(snapshot, "blocks", tuple(blocks))
-    _set(snapshot, "allocations", tuple(allocations))
-    _set(snapshot, "appointments", tuple(appointments))
-    _set(snapshot, "paddings", MappingProxyType(paddings))
-    _set(snapshot, "busy", MappingProxyType(dict(busy)) if busy else _NO_BUSY)
-    _set(
-        snapshot,
-        "configuration",
-        _held_configuration(reader, (location, calendar, service, *resources)),
+    return _trusted_snapshot(
+        company=company,
+        location=location,
+        calendar=calendar,
+        service=service,
+        resources=tuple(resources),
+        settings=settings,
+        blocks=tuple(blocks),
+        allocations=tuple(allocations),
+        appointments=tuple(appointments),
+        paddings=MappingProxyType(paddings),
+        busy=MappingProxyType(dict(busy)) if busy else _NO_BUSY,
+        configuration=_held_configuration(reader, (location, calendar, service, *resources)),
     )
-    return snapshot
 
 
-_new_snapshot = object.__new__
-_set = object.__setattr__
+_trusted_snapshot = trusted_constructor(Snapshot)
+"""A snapshot from values its converters keep as they are (each slot set once, here only)."""
 _NO_BUSY: Final[Mapping[str, BusyIntervals]] = MappingProxyType({})
 
 

@@ -28,7 +28,7 @@ import attrs
 
 from ._checks import INSTANT_YEARS
 
-__all__ = ["check_sent", "is_record_instant", "trusted_constructor"]
+__all__ = ["check_sent", "is_record_instant", "slot_setter", "trusted_constructor"]
 
 R = TypeVar("R")
 
@@ -57,7 +57,7 @@ def check_sent(cls: type, name: str, value: object) -> None:
         attribute.validator(None, attribute, value)
 
 
-def _slot_setter(cls: type, name: str) -> Any:
+def slot_setter(cls: type, name: str) -> Any:
     """Return the ``__set__`` of the slot *name* of *cls* (a member descriptor of its MRO)."""
     for klass in cls.__mro__:
         found = vars(klass).get(name)
@@ -135,7 +135,7 @@ def trusted_constructor(
             if value == name:  # a rare field left out keeps its default, None: not in _rare
                 rare.append(f"    if {name} is not None:\n        _rare += ({name!r}, {name})")
         else:
-            names[f"_set_{name}"] = _slot_setter(cls, name)
+            names[f"_set_{name}"] = slot_setter(cls, name)
             slotted.add(name)
             own.append(f"    _set_{name}(self, {value})")
     if keep:
@@ -148,7 +148,7 @@ def trusted_constructor(
     signature = f"*, {', '.join(parameters)}" if given is None else "values"
     lines = [f"def build({signature}):", *read, "    self = _new(_cls)", *own]
     if rare_names:
-        names["_set__rare"] = _slot_setter(cls, "_rare")
+        names["_set__rare"] = slot_setter(cls, "_rare")
         lines += ["    _rare = ()", *rare, "    _set__rare(self, _rare or None)"]
     lines.append("    return self")
     source = "\n".join(lines)

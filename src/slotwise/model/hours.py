@@ -119,10 +119,12 @@ def _window(value: DayWindow | Mapping[str, int]) -> DayWindow:
     raise InvalidFormat(field="weekly_hours", expected="a DayWindow or a mapping", value=value)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, cache_hash=True)
 class WeeklyHours:
     """
     Weekly availability of a service or a resource: one :class:`DayWindow` per weekday.
+
+    Its hash is worked out once (resources alike are told apart by their hours, issue 23).
 
     .. versionadded:: 0.1
     """

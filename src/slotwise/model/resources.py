@@ -23,6 +23,7 @@ from ._checks import (
     check_zone,
     str_tuple,
 )
+from ._shared import shared
 from .company import Address
 from .hours import WeeklyHours
 
@@ -100,6 +101,12 @@ def _to_linked_service_ids(value: Iterable[str]) -> tuple[str, ...]:
     return str_tuple(value, field="linked_service_ids")
 
 
+def _shared_hours(value: WeeklyHours) -> WeeklyHours:
+    # Resources of equal hours hold one object: the availability set-up tells resources alike
+    # apart by their hours, and equal objects compare at once (issue 23; memory too).
+    return shared(value) if value.__class__ is WeeklyHours else value
+
+
 @attrs.frozen(kw_only=True)
 class Resource:
     """
@@ -129,7 +136,7 @@ class Resource:
     provider_a: CalendarProvider = attrs.field(factory=CalendarProvider)
     provider_b: CalendarProvider = attrs.field(factory=CalendarProvider)
     recurring_availability: bool = attrs.field(default=True, validator=check_bool)
-    weekly_hours: WeeklyHours = attrs.field(factory=WeeklyHours)
+    weekly_hours: WeeklyHours = attrs.field(factory=WeeklyHours, converter=_shared_hours)
     linked_service_ids: tuple[str, ...] = attrs.field(default=(), converter=_to_linked_service_ids)
     reason: str | None = attrs.field(default=None, validator=check_text(max_len=255))
     deleted: bool = attrs.field(default=False, validator=check_bool)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Final
 
 from slotwise.clock import IdGenerator
 from slotwise.model import (
@@ -26,6 +26,7 @@ from slotwise.model import (
     to_json_data,
 )
 from slotwise.model._checks import INSTANT_YEARS
+from slotwise.model._trusted import slot_setter
 from slotwise.model.events import DeferredPayload
 from slotwise.storage.batched import insert_numbered
 from slotwise.storage.protocol import Transaction
@@ -231,7 +232,27 @@ def append_event(
 
 
 _new_object = object.__new__
-_set = object.__setattr__  # what attrs' own __init__ sets a frozen record's slots with
+_EVENT_SLOTS: Final = tuple(
+    slot_setter(OutboxEvent, name)
+    for name in (
+        "id",
+        "company_id",
+        "location_id",
+        "sequence",
+        "trigger",
+        "entity_id",
+        "_payload",
+        "created_at",
+        "delivered_at",
+        "attempts",
+        "next_attempt_at",
+        "lease_owner",
+        "lease_until",
+        "last_status",
+        "last_error",
+        "failed_at",
+    )
+)
 
 
 def _new_event(
@@ -265,22 +286,31 @@ def _new_event(
         and INSTANT_YEARS[0] <= created_at.year <= INSTANT_YEARS[1]
     ):
         event = _new_object(OutboxEvent)
-        _set(event, "id", event_id)
-        _set(event, "company_id", company_id)
-        _set(event, "location_id", location_id)
-        _set(event, "sequence", sequence)
-        _set(event, "trigger", trigger)
-        _set(event, "entity_id", entity_id)
-        _set(event, "payload", payload)
-        _set(event, "created_at", created_at)
-        _set(event, "delivered_at", None)
-        _set(event, "attempts", 0)
-        _set(event, "next_attempt_at", None)
-        _set(event, "lease_owner", None)
-        _set(event, "lease_until", None)
-        _set(event, "last_status", None)
-        _set(event, "last_error", None)
-        _set(event, "failed_at", None)
+        # Each slot set by its own descriptor (the payload's is ``_payload``, behind its
+        # property), as attrs' __init__ sets them, the delivery state at its defaults.
+        for set_slot, value in zip(
+            _EVENT_SLOTS,
+            (
+                event_id,
+                company_id,
+                location_id,
+                sequence,
+                trigger,
+                entity_id,
+                payload,
+                created_at,
+                None,
+                0,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+            ),
+            strict=True,
+        ):
+            set_slot(event, value)
         return event
     return OutboxEvent(
         id=event_id,
