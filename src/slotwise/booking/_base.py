@@ -12,7 +12,7 @@ import json
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Literal, TypeVar
+from typing import Final, Literal, TypeVar, cast
 
 import attrs
 
@@ -45,7 +45,6 @@ from slotwise.model import (
     Trigger,
 )
 from slotwise.model._checks import INSTANT_YEARS, id_list
-from slotwise.model._trusted import check_sent
 from slotwise.model.events import trusted_audit_entry
 from slotwise.operations._context import Context
 from slotwise.operations.customers import (
@@ -77,6 +76,11 @@ _RELOCK_ATTEMPTS = 5
 _KEY_MAX = 255
 FieldValues = Iterable[FieldValue | Mapping[str, str]]
 """Booking-field values: ``FieldValue`` records or ``{"name": ..., "value": ...}`` mappings."""
+
+
+_MODIFIED_BY: Final = attrs.fields(AuditEntry).modified_by
+_check_modified_by: Final = cast(Callable[..., None], _MODIFIED_BY.validator)
+"""``AuditEntry.modified_by``'s validator, found once (``check_sent``, for every change)."""
 
 
 class _Relock(Exception):
@@ -408,7 +412,7 @@ class AppointmentBase:
             build = trusted_audit_entry
             # The principal's user is the one value no check has seen (Principal takes any).
             if user is not None:
-                check_sent(AuditEntry, "modified_by", user)
+                _check_modified_by(None, _MODIFIED_BY, user)
         # batched.insert_new, inline (every change writes one): the store's own where it has one.
         insert = getattr(tx, "insert_new", None) or tx.insert
         insert(

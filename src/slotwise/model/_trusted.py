@@ -73,6 +73,7 @@ def trusted_constructor(
     *,
     keep: Mapping[str, Callable[[Any], Any]] | None = None,
     given: Collection[str] | None = None,
+    held_in: Mapping[str, str] | None = None,
 ) -> Callable[..., R]:
     """
     Return a function building a *cls* record from its fields' stored values, unchecked.
@@ -88,12 +89,16 @@ def trusted_constructor(
     keywords through a dictionary, and matches each against the parameters), it reads each one
     with a subscript.
 
+    *held_in* maps a field kept behind a property to the slot of a base class holding it
+    (``OutboxEvent.payload`` in ``_payload``): the value is set in that slot.
+
     Raises:
         TypeError: when *cls* is not a slotted attrs class whose slots are its fields (plus
             ``__weakref__`` and a rare-fields base's ``_rare``), or has a post-init hook; or
             when *given* names no field, or leaves out one with a factory default.
     """
     keep = dict(keep or {})
+    held_in = dict(held_in or {})
     wanted = None if given is None else set(given)
     if hasattr(cls, "__attrs_post_init__"):
         raise TypeError(f"{cls.__name__} has __attrs_post_init__: no trusted constructor")
@@ -135,11 +140,13 @@ def trusted_constructor(
             if value == name:  # a rare field left out keeps its default, None: not in _rare
                 rare.append(f"    if {name} is not None:\n        _rare += ({name!r}, {name})")
         else:
-            names[f"_set_{name}"] = slot_setter(cls, name)
-            slotted.add(name)
+            slot = held_in.pop(name, None)
+            names[f"_set_{name}"] = slot_setter(cls, slot or name)
+            if slot is None:
+                slotted.add(name)
             own.append(f"    _set_{name}(self, {value})")
-    if keep:
-        raise TypeError(f"no fields {sorted(keep)} in {cls.__name__}")
+    if keep or held_in:
+        raise TypeError(f"no fields {sorted({*keep, *held_in})} in {cls.__name__}")
     if wanted:
         raise TypeError(f"no fields {sorted(wanted)} in {cls.__name__}")
     slots = set(getattr(cls, "__slots__", ())) - {"__weakref__"}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import Any
 
 from slotwise.clock import IdGenerator
 from slotwise.model import (
@@ -26,7 +26,7 @@ from slotwise.model import (
     to_json_data,
 )
 from slotwise.model._checks import INSTANT_YEARS
-from slotwise.model._trusted import slot_setter
+from slotwise.model._trusted import trusted_constructor
 from slotwise.model.events import DeferredPayload
 from slotwise.storage.batched import insert_numbered
 from slotwise.storage.protocol import Transaction
@@ -231,28 +231,8 @@ def append_event(
         insert_numbered(tx, numbered)
 
 
-_new_object = object.__new__
-_EVENT_SLOTS: Final = tuple(
-    slot_setter(OutboxEvent, name)
-    for name in (
-        "id",
-        "company_id",
-        "location_id",
-        "sequence",
-        "trigger",
-        "entity_id",
-        "_payload",
-        "created_at",
-        "delivered_at",
-        "attempts",
-        "next_attempt_at",
-        "lease_owner",
-        "lease_until",
-        "last_status",
-        "last_error",
-        "failed_at",
-    )
-)
+_trusted_event = trusted_constructor(OutboxEvent, held_in={"payload": "_payload"})
+"""A new event, in its default delivery state, each slot set once by its descriptor."""
 
 
 def _new_event(
@@ -285,33 +265,16 @@ def _new_event(
         and created_at.tzinfo is UTC
         and INSTANT_YEARS[0] <= created_at.year <= INSTANT_YEARS[1]
     ):
-        event = _new_object(OutboxEvent)
-        # Each slot set by its own descriptor (the payload's is ``_payload``, behind its
-        # property), as attrs' __init__ sets them, the delivery state at its defaults.
-        for set_slot, value in zip(
-            _EVENT_SLOTS,
-            (
-                event_id,
-                company_id,
-                location_id,
-                sequence,
-                trigger,
-                entity_id,
-                payload,
-                created_at,
-                None,
-                0,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-            ),
-            strict=True,
-        ):
-            set_slot(event, value)
-        return event
+        return _trusted_event(
+            id=event_id,
+            company_id=company_id,
+            location_id=location_id,
+            sequence=sequence,
+            trigger=trigger,
+            entity_id=entity_id,
+            payload=payload,
+            created_at=created_at,
+        )
     return OutboxEvent(
         id=event_id,
         company_id=company_id,
