@@ -256,7 +256,7 @@ def _new_event(
     clock hand over), the record is built without running them; any other value goes through
     the constructor, so the record, or the error, is always the constructor's.
     """
-    if (
+    trusted = (
         sequence.__class__ is int
         and sequence >= 1
         and trigger.__class__ is Trigger
@@ -264,18 +264,9 @@ def _new_event(
         and created_at.__class__ is datetime
         and created_at.tzinfo is UTC
         and INSTANT_YEARS[0] <= created_at.year <= INSTANT_YEARS[1]
-    ):
-        return _trusted_event(
-            id=event_id,
-            company_id=company_id,
-            location_id=location_id,
-            sequence=sequence,
-            trigger=trigger,
-            entity_id=entity_id,
-            payload=payload,
-            created_at=created_at,
-        )
-    return OutboxEvent(
+    )
+    build: Callable[..., OutboxEvent] = _trusted_event if trusted else OutboxEvent
+    return build(
         id=event_id,
         company_id=company_id,
         location_id=location_id,
