@@ -15,6 +15,7 @@ from slotwise.model.appointments import stored_custom_fields, trusted_appointmen
 from slotwise.model.customers import NO_CUSTOM_FIELDS
 
 from ._base import _NO_DETAILS, _Details
+from .checks import _customer_fields
 
 __all__ = ["new_appointment"]
 
@@ -74,20 +75,7 @@ def new_appointment(
     (another zone, a ``datetime`` subclass, years off decision 36's) take the validating
     constructor, which converts or refuses them as it always did.
     """
-    # _customer_fields, inlined: the details sent, else the customer's own.
-    email, first, last, phone = details.email, details.first_name, details.last_name, details.phone
-    if customer is not None:
-        if first is None:
-            first, last = customer.first_name, customer.last_name
-        email = email or customer.email
-        phone = phone or customer.phone
-    values["email"] = email
-    values["first_name"] = first
-    values["last_name"] = last
-    values["phone"] = phone
-    values["phone_type"] = details.phone_type
-    values["phone_ext"] = details.phone_ext
-    values["customer_message"] = details.customer_message
+    _customer_fields(customer, details, values)
     now, start, end, hold = (
         values["created_at"],
         values["start"],

@@ -257,23 +257,27 @@ def _merge_details(appointment: Appointment, details: _Details) -> _Details:
     )
 
 
-def _customer_fields(customer: Customer | None, details: _Details) -> dict[str, Any]:
-    """Return the appointment's customer fields: the details sent, else the customer's own."""
-    fields: dict[str, Any] = {
-        "email": details.email,
-        "first_name": details.first_name,
-        "last_name": details.last_name,
-        "phone": details.phone,
-        "phone_type": details.phone_type,
-        "phone_ext": details.phone_ext,
-        "customer_message": details.customer_message,
-    }
-    if customer is not None and details.first_name is None:
-        fields["first_name"] = customer.first_name
-        fields["last_name"] = customer.last_name
+def _customer_fields(
+    customer: Customer | None, details: _Details, into: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """
+    Return the appointment's customer fields: the details sent, else the customer's own (set
+    in *into* when it is given: a new appointment's values).
+    """
+    fields: dict[str, Any] = {} if into is None else into
+    email, first, last, phone = details.email, details.first_name, details.last_name, details.phone
     if customer is not None:
-        fields["email"] = fields["email"] or customer.email
-        fields["phone"] = fields["phone"] or customer.phone
+        if first is None:
+            first, last = customer.first_name, customer.last_name
+        email = email or customer.email
+        phone = phone or customer.phone
+    fields["email"] = email
+    fields["first_name"] = first
+    fields["last_name"] = last
+    fields["phone"] = phone
+    fields["phone_type"] = details.phone_type
+    fields["phone_ext"] = details.phone_ext
+    fields["customer_message"] = details.customer_message
     return fields
 
 
